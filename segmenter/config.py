@@ -28,9 +28,10 @@ class WindowConfig:
     def __post_init__(self) -> None:
         if self.size < 8:
             raise ConfigError(f"window size must be at least 8 tokens, got {self.size}")
-        if not 1 <= self.stride <= self.size - 2:
+        if not 1 <= self.stride <= self.size - 3:
+            # consecutive windows must share at least one token so every gap lies inside a window
             raise ConfigError(
-                f"window stride must be between 1 and size-2={self.size - 2} tokens, got {self.stride}"
+                f"window stride must be between 1 and size-3={self.size - 3} tokens, got {self.stride}"
             )
 
     @property
@@ -45,6 +46,7 @@ class FeatureConfig:
 
     layers:   1-based transformer layers to read (layer 1 is the first block after the embeddings).
     vectors:  include the per-head context vectors of the tokens on both sides of the gap.
+    hidden:   include the block outputs (residual stream) of the tokens on both sides of the gap.
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
     """
@@ -52,6 +54,7 @@ class FeatureConfig:
     layers: tuple[int, ...] = (2, 3, 4)
     vectors: bool = True
     signals: bool = True
+    hidden: bool = False
     span: int = 4
 
     def __post_init__(self) -> None:
@@ -61,8 +64,8 @@ class FeatureConfig:
             raise ConfigError(f"layers are 1-based and positive, got {self.layers}")
         if tuple(sorted(set(self.layers))) != tuple(self.layers):
             raise ConfigError(f"layers must be strictly increasing, got {self.layers}")
-        if not self.vectors and not self.signals:
-            raise ConfigError("features need vectors, signals or both")
+        if not (self.vectors or self.signals or self.hidden):
+            raise ConfigError("features need at least one of vectors, signals, hidden")
         if self.span < 1:
             raise ConfigError(f"similarity span must be at least 1 token, got {self.span}")
 

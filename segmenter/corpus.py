@@ -88,7 +88,9 @@ def read_golden(path: str | Path) -> list[Document]:
     The document keeps the expected sentences; its `text` (sentences joined by one space) may differ
     from the case's original `text` in whitespace only. Use `read_golden_cases` for the originals.
     """
-    return [Document(case["id"], tuple(_clean(s) for s in case["sentences"])) for case in read_golden_cases(path)]
+    return [
+        Document(case["id"], tuple(_clean(s) for s in case["sentences"])) for case in read_golden_cases(path)
+    ]
 
 
 def read_golden_cases(path: str | Path) -> list[dict]:
@@ -108,7 +110,9 @@ def read_golden_cases(path: str | Path) -> list[dict]:
             if not isinstance(case["text"], str) or not isinstance(case["sentences"], list):
                 raise TypeError("text must be a string and sentences a list")
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise InputError(f"{path}:{number}: not a golden-rule case with text and sentences ({exc})") from exc
+            raise InputError(
+                f"{path}:{number}: not a golden-rule case with text and sentences ({exc})"
+            ) from exc
         cases.append(case)
     return cases
 

@@ -49,11 +49,13 @@ class Capture:
     layers:     1-based layer numbers, one per leading entry of the arrays below
     contexts:   (L, B, T, H, d_head) float32 per-head context vectors, or None
     attentions: (L, B, H, T, T) float32 attention probabilities (rows sum to 1 over real keys), or None
+    hidden:     (L, B, T, D) float32 outputs of the blocks (the residual stream), or None
     """
 
     layers: tuple[int, ...]
     contexts: np.ndarray | None
     attentions: np.ndarray | None
+    hidden: np.ndarray | None = None
 
 
 def packaged_model_path() -> Path:
@@ -82,9 +84,7 @@ def _load(model: str | None):
     hf_logging.disable_progress_bar()
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
-        encoder = AutoModel.from_pretrained(
-            source, local_files_only=offline, attn_implementation="sdpa"
-        )
+        encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation="sdpa")
     except (OSError, ValueError, KeyError) as exc:
         if Path(source).exists():
             raise UnsupportedModelError(
@@ -187,12 +187,14 @@ class Encoder:
         layers: tuple[int, ...],
         attention_layers: tuple[int, ...] = (),
         contexts: bool = True,
+        hidden: bool = False,
     ) -> Capture:
         """Run a batch through the needed blocks and capture the requested layers.
 
         input_ids, attention_mask: (B, T) arrays with [CLS]/[SEP] already in place.
         layers: 1-based layers whose context vectors are returned (ascending).
         attention_layers: 1-based layers whose attention probabilities are returned (subset of `layers`).
+        contexts / hidden: whether to return per-head context vectors / block outputs of `layers`.
         """
         wanted = tuple(sorted(set(layers) | set(attention_layers)))
         if not wanted or wanted[-1] > self.loaded_layers or wanted[0] < 1:
@@ -209,6 +211,10 @@ class Encoder:
             attn = blocks[layer - 1].attention.self
             if contexts and layer in layers:
                 hooks.append(attn.register_forward_hook(_keep(store, ("ctx", layer), first=True)))
+            if hidden and layer in layers:
+                hooks.append(
+                    blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
+                )
             if layer in attention_layers:
                 hooks.append(attn.query.register_forward_hook(_keep(store, ("q", layer))))
                 hooks.append(attn.key.register_forward_hook(_keep(store, ("k", layer))))
@@ -238,13 +244,23 @@ class Encoder:
                 scores = scores.masked_fill(~keep, float("-inf"))
                 probs.append(torch.softmax(scores.float(), dim=-1))
             att = torch.stack(probs).cpu().numpy()  # (L, B, H, T, T)
-        return Capture(layers=tuple(layers), contexts=ctx, attentions=att)
+        hid = None
+        if hidden and layers:
+            hid = (
+                torch.stack([store[("hid", layer)] for layer in layers]).float().cpu().numpy()
+            )  # (L, B, T, D)
+        return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid)
 
 
-def _keep(store: dict, key: tuple[str, int], first: bool = False):
-    """A forward hook that stores the module output (or its first element) under `key`."""
+def _keep(store: dict, key: tuple[str, int], first: bool | None = False):
+    """A forward hook that stores the module output under `key`.
+
+    first: True takes output[0]; None takes output[0] only if the output is a tuple.
+    """
 
     def hook(_module, _inputs, output):
-        store[key] = output[0] if first else output
+        if first or (first is None and isinstance(output, tuple)):
+            output = output[0]
+        store[key] = output
 
     return hook

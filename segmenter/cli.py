@@ -1,0 +1,244 @@
+"""The `segmenter` command line: segment, train, bench, analyze.
+
+Runtime failures (missing or unreadable input, undecodable bytes, unknown model, broken probe) exit 1
+with one line on stderr; usage errors exit 2 (click's convention). Output files are written atomically:
+to a temporary file beside the target, renamed over it only when everything succeeded. Heavy imports
+(torch, transformers) happen inside commands so `--help` stays fast. Segmentation logic lives in
+`segmenter.segmenter`; the bench and analyze commands live in `benchmarks.cli` and
+`segmenter.analysis.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+
+from segmenter.config import STRATEGIES
+from segmenter.io import AtomicOutput, read_input
+
+_LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
+
+
+def one_line(text: str) -> str:
+    """`text` with every whitespace run that holds a line break replaced by one space."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def model_options(func):
+    """The options shared by commands that build a Segmenter."""
+    options = [
+        click.option(
+            "--model", default=None, help="Hugging Face id or local path (default: packaged MiniLM)."
+        ),
+        click.option(
+            "--strategy", type=click.Choice(STRATEGIES), default="probe", show_default=True, help="Scoring."
+        ),
+        click.option(
+            "--threshold", type=click.FloatRange(0, 1), default=None, help="Boundary probability cut-off."
+        ),
+        click.option("--device", default="cpu", show_default=True, help="torch device, e.g. cpu or cuda."),
+        click.option(
+            "--batch-size",
+            type=click.IntRange(min=1),
+            default=16,
+            show_default=True,
+            help="Windows per pass.",
+        ),
+        click.option(
+            "--probe",
+            default=None,
+            type=click.Path(),
+            help="Probe folder from `segmenter train` (default: shipped).",
+        ),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="attention-segmenter")
+def main() -> None:
+    """Sentence segmentation from the attention heads of a BERT-family encoder."""
+
+
+@main.command()
+@click.argument("files", nargs=-1, type=str)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["lines", "jsonl"]),
+    default="lines",
+    show_default=True,
+    help="lines: one segment per line; jsonl: one JSON object per segment with offsets.",
+)
+@click.option("-o", "--output", default="-", show_default=True, help="Output file ('-' for stdout).")
+@model_options
+@click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the input files.")
+@click.option(
+    "--errors",
+    type=click.Choice(["strict", "replace"]),
+    default="strict",
+    show_default=True,
+    help="On undecodable bytes: fail (strict) or substitute U+FFFD (replace).",
+)
+@click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only on a terminal).")
+def segment(
+    files, fmt, output, model, strategy, threshold, device, batch_size, probe, encoding, errors, progress
+):
+    """Split FILES (or stdin, or '-') into sentences."""
+    from segmenter.errors import SegmenterError
+
+    names = list(files) or ["-"]
+    try:
+        texts = [read_input(name, encoding, errors) for name in names]  # fail before loading the model
+        segmenter = _build(model, strategy, threshold, device, batch_size, probe)
+        with AtomicOutput(output) as out, _progress(sum(map(len, texts)), progress) as bar:
+            for name, text, spans in zip(names, texts, segmenter.pipe(texts), strict=True):
+                for line in _render(name, spans, fmt):
+                    out.write(line)
+                bar.update(len(text))
+    except SegmenterError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _render(name: str, spans, fmt: str) -> Iterator[str]:
+    for index, span in enumerate(spans):
+        if fmt == "lines":
+            yield one_line(span.text) + "\n"
+        else:
+            record = {"file": name, "index": index, "start": span.start, "end": span.end, "text": span.text}
+            yield json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _build(model, strategy, threshold, device, batch_size, probe=None):
+    from segmenter.segmenter import Segmenter
+
+    return Segmenter(
+        model=model, strategy=strategy, threshold=threshold, device=device, batch_size=batch_size, probe=probe
+    )
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total,
+        unit="char",
+        unit_scale=True,
+        file=sys.stderr,
+        disable=not (enabled and sys.stderr.isatty()),
+        leave=False,
+    )
+
+
+@main.command()
+@click.option(
+    "--data",
+    "specs",
+    multiple=True,
+    required=True,
+    help="Training data: conllu:PATH, golden:PATH, raw:PATH (punctuated text, self-supervised) or a "
+    "built-in dev set (ewt-dev). Repeatable.",
+)
+@click.option(
+    "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Probe folder to write."
+)
+@click.option(
+    "--model", default=None, help="Backbone: Hugging Face id or local path (default: packaged MiniLM)."
+)
+@click.option("--layers", default="2,3,4", show_default=True, help="Comma-separated 1-based layers.")
+@click.option("--hidden/--no-hidden", default=True, show_default=True, help="Use block outputs.")
+@click.option("--vectors/--no-vectors", default=True, show_default=True, help="Use per-head context vectors.")
+@click.option("--signals/--no-signals", default=True, show_default=True, help="Use attention signals.")
+@click.option(
+    "--conditions",
+    type=click.Choice(["both", "clean", "corrupt"]),
+    default="both",
+    show_default=True,
+    help="Train on the text as given, corrupted (lowercase, no punctuation), or both.",
+)
+@click.option(
+    "--c",
+    "c",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.05,
+    show_default=True,
+    help="Inverse L2 strength.",
+)
+@click.option("--window-size", type=click.IntRange(min=8), default=256, show_default=True)
+@click.option("--stride", type=click.IntRange(min=1), default=192, show_default=True)
+@click.option(
+    "--holdout",
+    type=click.FloatRange(0, 0.9),
+    default=0.2,
+    show_default=True,
+    help="Share of documents held out to pick the threshold.",
+)
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--progress/--no-progress", default=True)
+def train(
+    specs,
+    out_dir,
+    model,
+    layers,
+    hidden,
+    vectors,
+    signals,
+    conditions,
+    c,
+    window_size,
+    stride,
+    holdout,
+    batch_size,
+    progress,
+):
+    """Train a boundary probe and write it to --out (probe.npz + meta.json)."""
+    from segmenter.config import FeatureConfig, WindowConfig
+    from segmenter.encoder import Encoder
+    from segmenter.errors import SegmenterError
+    from segmenter.train import CONDITIONS, TrainConfig, train_probe
+    from segmenter.training_data import load_training_documents
+
+    try:
+        layer_tuple = tuple(int(x) for x in layers.split(","))
+    except ValueError as exc:
+        raise click.UsageError(f"--layers must be comma-separated integers, got {layers!r}") from exc
+    try:
+        features = FeatureConfig(layers=layer_tuple, vectors=vectors, signals=signals, hidden=hidden)
+        config = TrainConfig(
+            features=features,
+            window=WindowConfig(size=window_size, stride=stride),
+            conditions=CONDITIONS if conditions == "both" else (conditions,),
+            c=c,
+            holdout=holdout,
+            batch_size=batch_size,
+        )
+        docs, sources = load_training_documents(specs)
+        encoder = Encoder(model, max_layer=max(layer_tuple))
+        with _progress(0, progress) as bar:
+            probe = train_probe(encoder, docs, config, sources, progress=bar.update)
+        folder = probe.save(Path(out_dir))
+    except SegmenterError as exc:
+        raise click.ClickException(str(exc)) from exc
+    scores = probe.meta["held_out_gap_scores"]
+    click.echo(f"wrote {folder} (threshold {probe.meta['threshold']}, held-out gap scores {scores})")
+
+
+def _register_optional_commands() -> None:
+    """bench and analyze live with their own code; they are imported here so `segmenter --help` lists them."""
+    from benchmarks.cli import bench
+
+    main.add_command(bench)
+
+
+_register_optional_commands()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,129 @@
+"""Gap features from one encoder window: the paper's signals and per-head context vectors.
+
+For a window holding n text tokens (positions 1..n between [CLS] at 0 and [SEP] at n+1), this module
+turns the captured heads of the chosen layers into
+
+- token signals, per layer and head, for each text token t:
+    received  attention t receives, averaged over all real queries of the window
+    to_sep    attention t sends to the window's final [SEP]
+    to_cls    attention t sends to [CLS]
+    contrast  similarity contrast at the gap after t: mean cosine similarity of the head's context
+              vectors inside the `span` tokens left of the gap and inside the `span` tokens right of
+              it, minus the mean similarity across the gap (TextTiling on head vectors)
+- token vectors: the per-head context vectors of every chosen layer, concatenated,
+
+and describes the gap between tokens t and t+1 by the features of both tokens. It also offers the two
+unsupervised scores built on the signals. It never sees text, offsets or labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from segmenter.config import FeatureConfig
+from segmenter.encoder import Capture
+
+SIGNALS = ("received", "to_sep", "to_cls", "contrast")
+
+
+@dataclass(frozen=True)
+class WindowFeatures:
+    """Per-token features of one window's n text tokens.
+
+    signals: (n, S, L, H) float32 with S = len(SIGNALS), or None
+    vectors: (n, L * H * d_head) float32, or None
+    hidden:  (n, L * D) float32 block outputs, or None
+    """
+
+    signals: np.ndarray | None
+    vectors: np.ndarray | None
+    hidden: np.ndarray | None = None
+
+    def gap_matrix(self) -> np.ndarray:
+        """(n-1, D) features of every gap: [features of token t, features of token t+1]."""
+        parts = []
+        if self.signals is not None:
+            parts.append(self.signals.reshape(self.signals.shape[0], -1))
+        if self.vectors is not None:
+            parts.append(self.vectors)
+        if self.hidden is not None:
+            parts.append(self.hidden)
+        tokens = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+        return np.concatenate([tokens[:-1], tokens[1:]], axis=1)
+
+
+def needs_attention(config: FeatureConfig) -> bool:
+    return config.signals
+
+
+def window_features(capture: Capture, row: int, n: int, config: FeatureConfig) -> WindowFeatures:
+    """Features of the n text tokens in batch row `row` of `capture`."""
+    contexts = capture.contexts[:, row, 1 : n + 1]  # (L, n, H, d)
+    vectors = None
+    if config.vectors:
+        vectors = np.ascontiguousarray(contexts.transpose(1, 0, 2, 3)).reshape(n, -1)
+    signals = None
+    if config.signals:
+        attention = capture.attentions[:, row, :, : n + 2, : n + 2]  # (L, H, n+2, n+2) real part
+        received = attention[:, :, :, 1 : n + 1].mean(axis=2)  # (L, H, n)
+        to_sep = attention[:, :, 1 : n + 1, n + 1]  # (L, H, n)
+        to_cls = attention[:, :, 1 : n + 1, 0]  # (L, H, n)
+        contrast = similarity_contrast(contexts, config.span)  # (L, H, n)
+        signals = np.stack([received, to_sep, to_cls, contrast]).transpose(3, 0, 1, 2)  # (n, S, L, H)
+    hidden = None
+    if config.hidden:
+        hidden = np.ascontiguousarray(capture.hidden[:, row, 1 : n + 1].transpose(1, 0, 2)).reshape(n, -1)
+    return WindowFeatures(signals=signals, vectors=vectors, hidden=hidden)
+
+
+def similarity_contrast(contexts: np.ndarray, span: int) -> np.ndarray:
+    """(L, H, n) contrast at the gap after each token; the last token (no gap after it) gets 0.
+
+    contexts: (L, n, H, d) per-head context vectors of n consecutive tokens.
+    Mean cosine similarity of a block of m unit vectors, self-pairs included, is |sum|^2 / m^2, and
+    across two blocks it is <sum_left, sum_right> / (m_left m_right); prefix sums make every gap O(d).
+    """
+    n_layers, n, n_heads, _ = contexts.shape
+    out = np.zeros((n_layers, n_heads, n), dtype=np.float32)
+    if n < 2:
+        return out
+    norms = np.linalg.norm(contexts, axis=-1, keepdims=True)
+    unit = contexts / np.maximum(norms, 1e-6)
+    prefix = np.zeros((n_layers, n + 1, n_heads, unit.shape[-1]), dtype=np.float64)
+    np.cumsum(unit, axis=1, out=prefix[:, 1:])
+    gap = np.arange(1, n)  # gap after token t-1 sits at prefix index t
+    lo = np.maximum(gap - span, 0)
+    hi = np.minimum(gap + span, n)
+    left = prefix[:, gap] - prefix[:, lo]  # (L, n-1, H, d)
+    right = prefix[:, hi] - prefix[:, gap]
+    m_left = (gap - lo)[None, :, None].astype(np.float64)
+    m_right = (hi - gap)[None, :, None].astype(np.float64)
+    within_left = (left**2).sum(-1) / m_left**2
+    within_right = (right**2).sum(-1) / m_right**2
+    across = (left * right).sum(-1) / (m_left * m_right)
+    contrast = 0.5 * (within_left + within_right) - across  # (L, n-1, H)
+    out[:, :, : n - 1] = contrast.transpose(0, 2, 1)
+    return out
+
+
+def sep_attention_score(features: WindowFeatures) -> np.ndarray:
+    """(n-1,) unsupervised separator score of each gap, from the attention signals only.
+
+    A token that ends a sentence behaves like a separator: it receives attention from the whole
+    window and its right neighbour starts sending attention elsewhere. Score = received(t) relative to
+    the window's median token, plus the jump in [SEP]-directed attention across the gap, averaged over
+    layers and heads.
+    """
+    signals = features.signals  # (n, S, L, H)
+    received = signals[:, 0].mean(axis=(1, 2))  # (n,)
+    to_sep = signals[:, 1].mean(axis=(1, 2))
+    relative = np.log(np.maximum(received, 1e-9) / max(float(np.median(received)), 1e-9))
+    return relative[:-1] + (to_sep[1:] - to_sep[:-1]) / max(float(to_sep.std()), 1e-6)
+
+
+def similarity_score(features: WindowFeatures) -> np.ndarray:
+    """(n-1,) unsupervised similarity score of each gap: the contrast averaged over layers and heads."""
+    contrast = features.signals[:, 3].mean(axis=(1, 2))  # (n,) contrast at the gap after each token
+    return contrast[:-1]

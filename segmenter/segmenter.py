@@ -1,0 +1,203 @@
+"""`Segmenter`: text in, sentence spans out, through one encoder pass over sliding windows.
+
+Flow per batch of texts: tokenize with offsets -> plan windows -> run windows (batched across texts,
+sorted by length to limit padding) -> gap features per window -> gap probabilities per window
+(probe or an unsupervised score) -> weighted average over overlapping windows -> decode at word-start
+gaps into spans. The text is never modified; every span is an offset range into the caller's string.
+
+Training lives in `segmenter.train`; the spaCy wrapper in `segmenter.spacy_component`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from segmenter.config import (
+    DecodeConfig,
+    FeatureConfig,
+    WindowConfig,
+    check_batch_size,
+    check_strategy,
+)
+from segmenter.decode import Span, decode
+from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
+from segmenter.errors import ProbeError
+from segmenter.extract import window_stream
+from segmenter.features import WindowFeatures, sep_attention_score, similarity_score
+from segmenter.probe import Probe
+from segmenter.windows import GapAverager
+
+# Unsupervised strategies read these layers; thresholds were chosen on ewt-dev (see models/README.md).
+UNSUPERVISED = {
+    "sep-attention": (FeatureConfig(layers=(1, 2, 3, 4), vectors=False), 0.5),
+    "similarity": (FeatureConfig(layers=(2, 3, 4), vectors=False), 0.5),
+}
+TEXTS_PER_CHUNK = 256
+
+
+def models_dir() -> Path:
+    """Folder holding shipped probes: $SEGMENTER_MODELS, else the project's `models/`."""
+    override = os.environ.get("SEGMENTER_MODELS")
+    return Path(override) if override else Path(__file__).resolve().parents[1] / "models"
+
+
+def probe_dir_for(backbone: str) -> Path:
+    """Where the probe for `backbone` lives: models/<backbone with '/' as '--'>."""
+    return models_dir() / backbone.replace("/", "--")
+
+
+def load_probe_for(backbone: str, probe: str | Path | None) -> Probe:
+    folder = Path(probe) if probe is not None else probe_dir_for(backbone)
+    if probe is None and not folder.is_dir():
+        raise ProbeError(
+            f"no trained probe for backbone {backbone!r} in {folder.parent}; train one with "
+            f"`segmenter train --model {backbone}` or use --strategy sep-attention or similarity"
+        )
+    return Probe.load(folder)
+
+
+@dataclass(frozen=True)
+class GapProbabilities:
+    """Candidate boundaries of one text: offsets (G,) of the first character after each word-start gap,
+    and their boundary probabilities (G,)."""
+
+    offsets: np.ndarray
+    probs: np.ndarray
+
+
+class Segmenter:
+    """Sentence segmenter reading a BERT-family encoder's heads.
+
+    >>> seg = Segmenter()                                   # packaged all-MiniLM-L6-v2 + shipped probe
+    >>> [s.text for s in seg.segment("It rained. We stayed in.")]
+    ['It rained.', 'We stayed in.']
+
+    model:     None (packaged default), a Hugging Face id, or a local path
+    strategy:  "probe" (default), "sep-attention" or "similarity"
+    threshold: boundary probability cut-off (None: the probe's or strategy's tuned default)
+    probe:     folder of a probe trained with `segmenter train` (None: the one shipped for the backbone)
+    max_chars: optional cap on segment length
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        strategy: str = "probe",
+        threshold: float | None = None,
+        device: str = "cpu",
+        batch_size: int = 16,
+        probe: str | Path | None = None,
+        max_chars: int | None = None,
+    ):
+        self.strategy = check_strategy(strategy)
+        self.batch_size = check_batch_size(batch_size)
+        backbone = DEFAULT_MODEL_NAME if model is None else model
+        self.probe: Probe | None = None
+        if strategy == "probe":
+            try:
+                self.probe = load_probe_for(backbone, probe)
+            except ProbeError:
+                if model is not None:
+                    Encoder(model, device=device, max_layer=1)  # a missing model is the first thing to report
+                raise
+            self.features, self.window, default_threshold = settings_from_meta(self.probe.meta)
+        else:
+            self.features, default_threshold = UNSUPERVISED[strategy]
+            self.window = WindowConfig()
+        self.decoding = DecodeConfig(
+            threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
+        )
+        self.encoder = Encoder(model, device=device, max_layer=max(self.features.layers))
+        if self.window.size > self.encoder.max_positions:
+            self.window = WindowConfig(
+                size=self.encoder.max_positions, stride=self.encoder.max_positions // 2
+            )
+        if self.probe is not None:
+            check_probe_backbone(self.probe, self.encoder.name)
+
+    # -- public API ---------------------------------------------------------------------------------
+
+    def segment(self, text: str) -> list[Span]:
+        """Spans of `text`, in order; `span.text == text[span.start:span.end]`."""
+        return next(self.pipe([text]))
+
+    def split(self, text: str) -> list[str]:
+        """The segments of `text` as strings."""
+        return [span.text for span in self.segment(text)]
+
+    def pipe(self, texts: Iterable[str], batch_size: int | None = None) -> Iterator[list[Span]]:
+        """One list of spans per text, in order; windows are batched across texts."""
+        for chunk in _chunks(texts, TEXTS_PER_CHUNK):
+            for text, gaps in zip(chunk, self.gap_probabilities(chunk, batch_size), strict=True):
+                yield decode(text, gaps.offsets, gaps.probs, self.decoding)
+
+    def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
+        """Boundary probability of every candidate gap of every text (pure: no decoding)."""
+        size = check_batch_size(batch_size or self.batch_size)
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"texts must be str, got {type(text).__name__}")
+        tokens = [self.encoder.tokenize(text) for text in texts]
+        averagers = [GapAverager(len(t)) for t in tokens]
+        for window, features in window_stream(self.encoder, tokens, self.window, self.features, size):
+            averagers[window.text].add(window, self.score_gaps(features))
+        return [_candidates(t, a.result()) for t, a in zip(tokens, averagers, strict=True)]
+
+    def score_gaps(self, features: WindowFeatures) -> np.ndarray:
+        """(n-1,) boundary probabilities of the gaps of one window."""
+        if self.probe is not None:
+            return self.probe.predict(features.gap_matrix())
+        raw = (
+            sep_attention_score(features) if self.strategy == "sep-attention" else similarity_score(features)
+        )
+        return 1.0 / (1.0 + np.exp(-raw))
+
+
+def _candidates(tokens: Tokens, gap_probs: np.ndarray) -> GapProbabilities:
+    """Keep gaps before word-start tokens; a boundary sits at that token's first character."""
+    if len(tokens) < 2:
+        return GapProbabilities(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+    keep = tokens.word_start[1:]
+    return GapProbabilities(tokens.offsets[1:, 0][keep], gap_probs[keep])
+
+
+def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
+    chunk: list[str] = []
+    for text in texts:
+        chunk.append(text)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def settings_from_meta(meta: dict) -> tuple[FeatureConfig, WindowConfig, float]:
+    """Feature config, window config and default threshold recorded in a probe's meta."""
+    try:
+        features = FeatureConfig(
+            layers=tuple(meta["layers"]),
+            vectors=bool(meta["vectors"]),
+            signals=bool(meta["signals"]),
+            span=int(meta["span"]),
+            hidden=bool(meta.get("hidden", False)),
+        )
+        window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
+        threshold = float(meta["threshold"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProbeError(f"probe meta lacks or garbles {exc}; retrain with `segmenter train`") from exc
+    return features, window, threshold
+
+
+def check_probe_backbone(probe: Probe, backbone: str) -> None:
+    trained_on = probe.meta.get("backbone")
+    if trained_on is not None and trained_on != backbone:
+        raise ProbeError(
+            f"probe was trained on backbone {trained_on!r} but the model is {backbone!r}; "
+            f"train one with `segmenter train --model {backbone}`"
+        )

@@ -1,0 +1,173 @@
+"""Train a boundary probe from gold documents: gap features, labels, fit, threshold, meta.
+
+Every document is used twice when `conditions` says so: as given (clean) and corrupted (lowercase,
+no punctuation), so one probe serves punctuated and unpunctuated text. A share of the documents is
+held out to choose the decision threshold and to report dev scores in the probe's meta file.
+Reading data files and the CLI live elsewhere; this module takes `Document`s.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.corpus import Document, corrupt_document
+from segmenter.encoder import Encoder
+from segmenter.extract import window_stream
+from segmenter.probe import Probe, fit
+
+CONDITIONS = ("clean", "corrupt")
+
+
+@dataclass(frozen=True)
+class GapData:
+    """Labelled candidate gaps: features (G, D) float32, labels (G,) int8, document index (G,) int32."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    documents: np.ndarray
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    features: FeatureConfig = FeatureConfig()
+    window: WindowConfig = WindowConfig()
+    conditions: tuple[str, ...] = CONDITIONS
+    c: float = 0.05
+    holdout: float = 0.2
+    batch_size: int = 16
+    seed: int = 0
+
+
+def conditioned(docs: Sequence[Document], conditions: Sequence[str]) -> list[tuple[str, Document]]:
+    """(condition, document) pairs: each document as given and/or corrupted."""
+    out = []
+    for condition in conditions:
+        for doc in docs:
+            variant = doc if condition == "clean" else corrupt_document(doc)
+            if variant.sentences:
+                out.append((condition, variant))
+    return out
+
+
+def gap_data(
+    encoder: Encoder,
+    docs: Sequence[Document],
+    features: FeatureConfig,
+    window: WindowConfig,
+    batch_size: int = 16,
+    progress: Callable[[int], None] | None = None,
+) -> GapData:
+    """Features and gold labels of every candidate gap (before a word-start token) of `docs`.
+
+    A gap seen by several overlapping windows contributes one row per window.
+    """
+    tokens = [encoder.tokenize(doc.text) for doc in docs]
+    gold = [set(doc.boundaries) for doc in docs]
+    rows, labels, owners = [], [], []
+    for win, feats in window_stream(encoder, tokens, window, features, batch_size):
+        toks = tokens[win.text]
+        local = np.flatnonzero(toks.word_start[win.start + 1 : win.end])  # gaps before word starts
+        if local.size:
+            starts = toks.offsets[win.start + 1 + local, 0]
+            rows.append(feats.gap_matrix()[local].astype(np.float32))
+            labels.append(np.fromiter((s in gold[win.text] for s in starts.tolist()), dtype=np.int8))
+            owners.append(np.full(local.size, win.text, dtype=np.int32))
+        if progress is not None:
+            progress(1)
+    if not rows:
+        return GapData(np.zeros((0, 0), np.float32), np.zeros(0, np.int8), np.zeros(0, np.int32))
+    return GapData(np.concatenate(rows), np.concatenate(labels), np.concatenate(owners))
+
+
+def best_threshold(probs: np.ndarray, labels: np.ndarray) -> tuple[float, dict]:
+    """Threshold in [0.05, 0.95] maximising gap-level F1, and the scores at it."""
+    best = (0.5, {"precision": 0.0, "recall": 0.0, "f1": 0.0})
+    for threshold in np.arange(0.05, 0.96, 0.01):
+        scores = prf(probs >= threshold, labels.astype(bool))
+        if scores["f1"] > best[1]["f1"]:
+            best = (round(float(threshold), 2), scores)
+    return best
+
+
+def prf(predicted: np.ndarray, gold: np.ndarray) -> dict:
+    tp = int((predicted & gold).sum())
+    precision = tp / max(int(predicted.sum()), 1)
+    recall = tp / max(int(gold.sum()), 1)
+    f1 = 2 * precision * recall / max(precision + recall, 1e-12)
+    return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
+
+
+def train_probe(
+    encoder: Encoder,
+    docs: Sequence[Document],
+    config: TrainConfig,
+    sources: Sequence[str],
+    progress: Callable[[int], None] | None = None,
+) -> Probe:
+    """Fit a probe on `docs` (under each condition), choose its threshold on a held-out share.
+
+    sources: human-readable names of the training data, recorded in the meta file.
+    """
+    rng = np.random.default_rng(config.seed)
+    order = rng.permutation(len(docs))
+    n_holdout = int(round(len(docs) * config.holdout)) if len(docs) > 1 else 0
+    held = {int(i) for i in order[:n_holdout]}
+    train_docs = [d for i, d in enumerate(docs) if i not in held]
+    held_docs = [d for i, d in enumerate(docs) if i in held]
+
+    def collect(subset):
+        data = {
+            c: gap_data(
+                encoder,
+                [d for cond, d in conditioned(subset, [c])],
+                config.features,
+                config.window,
+                config.batch_size,
+                progress,
+            )
+            for c in config.conditions
+        }
+        return data
+
+    train_data = collect(train_docs)
+    features = np.concatenate([d.features for d in train_data.values() if d.labels.size])
+    labels = np.concatenate([d.labels for d in train_data.values() if d.labels.size])
+    probe = fit(features, labels, c=config.c)
+    del features
+
+    threshold, dev_scores = 0.5, {}
+    if held_docs:
+        held_data = collect(held_docs)
+        all_probs = np.concatenate([probe.predict(d.features) for d in held_data.values() if d.labels.size])
+        all_labels = np.concatenate([d.labels for d in held_data.values() if d.labels.size])
+        threshold, _ = best_threshold(all_probs, all_labels)
+        for condition, data in held_data.items():
+            if data.labels.size:
+                dev_scores[condition] = prf(
+                    probe.predict(data.features) >= threshold, data.labels.astype(bool)
+                )
+    meta = {
+        "backbone": encoder.name,
+        "layers": list(config.features.layers),
+        "vectors": config.features.vectors,
+        "signals": config.features.signals,
+        "span": config.features.span,
+        "hidden": config.features.hidden,
+        "window": asdict(config.window),
+        "threshold": threshold,
+        "kind": "logistic",
+        "c": config.c,
+        "conditions": list(config.conditions),
+        "training_data": list(sources),
+        "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
+        "n_train_gaps": int(labels.size),
+        "n_train_boundaries": int(labels.sum()),
+        "held_out_gap_scores": dev_scores,
+        "created": _dt.date.today().isoformat(),
+    }
+    return Probe(probe.mean, probe.scale, probe.weights, probe.bias, meta)

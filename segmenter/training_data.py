@@ -1,0 +1,60 @@
+"""Resolve `segmenter train --data` specs into gold or silver documents.
+
+`conllu:PATH`, `golden:PATH` and built-in names go through the benchmark's dataset specs (gold).
+`raw:PATH` is punctuated plain text for self-supervision: paragraphs (blank-line blocks) are cut into
+silver sentences by a conservative punctuation rule, and training then also sees the corrupted copy,
+where that punctuation is gone. This module only builds documents; training happens elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from segmenter.corpus import Document, documents_from_raw_text
+from segmenter.errors import InputError
+from segmenter.io import read_input
+
+# A sentence ends at . ! ? or an ellipsis, optionally followed by closing quotes or brackets, when the
+# next word starts with an upper-case letter, a digit or an opening quote. Abbreviations such as
+# "Mr." or "e.g." followed by a capitalised word are the known false positives.
+_SENTENCE_END = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+_ABBREVIATIONS = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|Fig|U\.S)\.$")
+
+
+def rule_sentences(paragraph: str) -> list[str]:
+    """Silver sentences of a punctuated paragraph.
+
+    >>> rule_sentences('It rained. "Stay in," he said. Dr. Who agreed!')
+    ['It rained.', '"Stay in," he said.', 'Dr. Who agreed!']
+    """
+    sentences, start = [], 0
+    for match in _SENTENCE_END.finditer(paragraph):
+        candidate = paragraph[start : match.start()].rstrip()
+        if _ABBREVIATIONS.search(candidate):
+            continue
+        sentences.append(paragraph[start : match.end()].strip())
+        start = match.end()
+    sentences.append(paragraph[start:].strip())
+    return [s for s in sentences if s]
+
+
+def load_training_documents(specs: Sequence[str]) -> tuple[list[Document], list[str]]:
+    """Documents of every spec, and a description of each source for the probe's meta file."""
+    docs: list[Document] = []
+    sources: list[str] = []
+    for spec in specs:
+        if spec.startswith("raw:"):
+            path = spec[4:]
+            found = list(documents_from_raw_text(read_input(path), path, rule_sentences))
+            sources.append(f"raw:{path} (silver sentences from punctuation rules, {len(found)} paragraphs)")
+        else:
+            from benchmarks.datasets import load_dataset
+
+            dataset = load_dataset(spec)
+            found = list(dataset.documents)
+            sources.append(f"{spec} ({len(found)} documents, gold)")
+        if not found:
+            raise InputError(f"training data {spec!r} holds no sentences")
+        docs.extend(found)
+    return docs, sources

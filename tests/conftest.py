@@ -1,0 +1,54 @@
+"""Shared fixtures: the real packaged backbone (offline) and a tiny random BERT for fast unit tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def shared_data() -> Path:
+    """The gold data folder next to the project (../shared/data)."""
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def tiny_bert_dir(tmp_path_factory) -> Path:
+    """A randomly initialised 12-layer x 12-head BERT (hidden 48) with the packaged WordPiece tokenizer."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from segmenter.encoder import packaged_model_path
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny-bert")
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=48,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=96,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(path)
+    source = packaged_model_path()
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
+        shutil.copy(source / name, path / name)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tiny_bert_dir):
+    from segmenter.encoder import Encoder
+
+    return Encoder(str(tiny_bert_dir))
+
+
+@pytest.fixture(scope="session")
+def real_encoder():
+    from segmenter.encoder import Encoder
+
+    return Encoder()

@@ -1,0 +1,140 @@
+"""`segmenter segment` and `segmenter train` through click's CliRunner: formats, output, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from segmenter.cli import main, one_line
+
+TEXT = "The bus was late again. Nobody on the platform seemed surprised.\n\nA new paragraph starts here."
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return CliRunner()
+
+
+@pytest.fixture
+def sample(tmp_path):
+    path = tmp_path / "sample.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    return path
+
+
+def test_lines_format(runner, sample):
+    result = runner.invoke(main, ["segment", str(sample)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "The bus was late again.",
+        "Nobody on the platform seemed surprised.",
+        "A new paragraph starts here.",
+    ]
+
+
+def test_jsonl_offsets_index_the_decoded_file(runner, tmp_path):
+    text = "Zoë’s café opened. It was 🎉 busy!\r\nThe end."
+    path = tmp_path / "u.txt"
+    path.write_bytes(text.encode("utf-8"))
+    result = runner.invoke(main, ["segment", "--format", "jsonl", str(path)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["index"] for r in records] == list(range(len(records)))
+    for record in records:
+        assert record["file"] == str(path)
+        assert text[record["start"] : record["end"]] == record["text"]
+    assert "".join(r["text"] for r in records).replace(" ", "") == "".join(text.split())
+
+
+def test_stdin_and_dash(runner):
+    for args in (["segment"], ["segment", "-"]):
+        result = runner.invoke(main, args, input="One thing happened. Then another thing happened.")
+        assert result.exit_code == 0, result.output
+        assert len(result.stdout.splitlines()) == 2
+
+
+def test_lines_format_keeps_one_segment_per_line():
+    assert one_line("a\nb\r\n  c\u2028d") == "a b c d"
+
+
+def test_output_file_written_atomically(runner, sample, tmp_path):
+    target = tmp_path / "out.txt"
+    result = runner.invoke(main, ["segment", str(sample), "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8").count("\n") == 3
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_failed_run_leaves_previous_output_untouched(runner, sample, tmp_path):
+    target = tmp_path / "out.txt"
+    target.write_text("previous\n", encoding="utf-8")
+    result = runner.invoke(main, ["segment", str(sample), str(tmp_path / "missing.txt"), "-o", str(target)])
+    assert result.exit_code == 1
+    assert target.read_text(encoding="utf-8") == "previous\n"
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: d / "missing.txt", "no such file"),
+        (lambda d: d, "is a directory"),
+        (lambda d: _write(d / "latin.txt", "café".encode("latin-1")), "not valid utf-8"),
+        (lambda d: _write(d / "bin.dat", b"\x7fELF\x00\x00\x01"), "binary"),
+    ],
+)
+def test_input_errors_exit_1_with_one_line(runner, tmp_path, make, message):
+    path = make(tmp_path)
+    result = runner.invoke(main, ["segment", str(path)])
+    assert result.exit_code == 1
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_non_utf8_file_decodes_with_encoding_option(runner, tmp_path):
+    path = _write(tmp_path / "latin.txt", "Le café est fermé. Il pleut.".encode("latin-1"))
+    result = runner.invoke(main, ["segment", "--encoding", "latin-1", str(path)])
+    assert result.exit_code == 0
+    assert "café" in result.stdout
+
+
+def test_missing_model_exits_1(runner, sample, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = runner.invoke(main, ["segment", "--model", "no-such-org/no-such-model", str(sample)])
+    assert result.exit_code == 1
+    assert "no-such-org/no-such-model" in result.stderr and "local path" in result.stderr
+
+
+def test_usage_errors_exit_2(runner, sample):
+    assert runner.invoke(main, ["segment", "--format", "xml", str(sample)]).exit_code == 2
+    assert runner.invoke(main, ["segment", "--threshold", "2", str(sample)]).exit_code == 2
+    assert runner.invoke(main, ["segment", "--strategy", "magic", str(sample)]).exit_code == 2
+
+
+def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_bert_dir):
+    data = tmp_path / "tiny.conllu"
+    data.write_text(
+        "".join(
+            f"# newdoc id = d{i}\n# text = The cat sat.\n# text = It slept {i} hours!\n" for i in range(6)
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "probe"
+    args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
+    result = runner.invoke(main, [*args, "--layers", "1,2", "--window-size", "16", "--stride", "8"])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["training_data"][0].startswith(f"conllu:{data}")
+    text = "The dog ran. It stopped."
+    seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
+    assert seg.exit_code == 0, seg.output
+    assert " ".join(seg.stdout.split()) == text
+    unprobed = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir)], input=text)
+    assert unprobed.exit_code == 1 and "no trained probe" in unprobed.stderr
+
+
+def _write(path, data: bytes):
+    path.write_bytes(data)
+    return path

@@ -1,0 +1,66 @@
+"""Decoding: probabilities to spans, the span invariants, blank lines, suppression, length cap."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from invariants import assert_invariants
+
+from segmenter.config import DecodeConfig
+from segmenter.decode import blank_line_boundaries, decode
+
+
+def test_threshold_picks_boundaries():
+    text = "One two. Three four."
+    spans = decode(text, np.array([4, 9, 15]), np.array([0.1, 0.9, 0.2]), DecodeConfig(threshold=0.5))
+    assert [s.text for s in spans] == ["One two.", "Three four."]
+    assert spans[1].score == 0.9
+    assert spans[0].score == 1.0
+
+
+def test_blank_line_always_ends_a_segment():
+    text = "first part\n \nsecond part"
+    spans = decode(text, np.array([6, 13, 20]), np.zeros(3), DecodeConfig(threshold=0.5))
+    assert [s.text for s in spans] == ["first part", "second part"]
+
+
+def test_single_newline_is_not_a_boundary():
+    assert blank_line_boundaries("a\nb") == []
+    assert blank_line_boundaries("a\r\nb") == []
+    assert blank_line_boundaries("a\r\rb") == [3]
+    assert blank_line_boundaries("a\n\n") == []  # at the very end nothing follows
+
+
+def test_no_segment_without_letters_or_digits():
+    text = 'He left. " Then'
+    spans = decode(text, np.array([9, 11]), np.array([0.8, 0.7]), DecodeConfig(threshold=0.5))
+    assert [s.text for s in spans] == ["He left.", '" Then']
+
+
+def test_max_chars_splits_at_most_probable_gap():
+    text = "aa bb cc dd ee"
+    spans = decode(
+        text, np.array([3, 6, 9, 12]), np.array([0.1, 0.4, 0.3, 0.2]), DecodeConfig(0.5, max_chars=8)
+    )
+    assert all(len(s.text) <= 8 for s in spans)
+    assert [s.text for s in spans][0] == "aa bb"
+
+
+def test_empty_and_whitespace_only():
+    assert decode("", np.zeros(0, int), np.zeros(0), DecodeConfig()) == []
+    assert decode(" \n\t ", np.zeros(0, int), np.zeros(0), DecodeConfig()) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(codec="utf-8"), max_size=80),
+    data=st.data(),
+    threshold=st.floats(0, 1),
+)
+def test_invariants_hold_for_any_offsets_and_probabilities(text, data, threshold):
+    offsets = np.array(data.draw(st.lists(st.integers(-2, len(text) + 2), max_size=20)), dtype=np.int64)
+    probs = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(offsets), max_size=len(offsets))))
+    max_chars = data.draw(st.none() | st.integers(1, 30))
+    spans = decode(text, offsets, probs, DecodeConfig(threshold=threshold, max_chars=max_chars))
+    assert_invariants(text, spans)

@@ -1,0 +1,174 @@
+"""The Segmenter API: windows, strategies, invariants, probes, and the real packaged model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from invariants import assert_invariants
+
+from segmenter import ConfigError, ProbeError, Segmenter, WindowConfig
+from segmenter.config import FeatureConfig
+from segmenter.corpus import Document
+from segmenter.encoder import Encoder
+from segmenter.probe import Probe
+from segmenter.train import TrainConfig, train_probe
+from segmenter.windows import GapAverager, plan
+
+SAMPLE = (
+    "The storm knocked out power across the valley on Tuesday. Crews worked through the night to "
+    "restore it. By morning most homes had electricity again, officials said."
+)
+
+
+# -- windows --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 6, 7, 50, 257])
+def test_every_gap_lies_inside_some_window(n):
+    config = WindowConfig(size=8, stride=3)
+    windows = plan(n, config)
+    covered = set()
+    for w in windows:
+        assert 0 <= w.start < w.end <= n and len(w) <= config.content
+        covered.update(range(w.start, w.end - 1))
+    assert covered == set(range(n - 1))
+
+
+def test_gap_average_weights_window_centres():
+    averager = GapAverager(10)
+    windows = plan(10, WindowConfig(size=8, stride=4))  # content 6: [0,6) and [4,10)
+    assert [(w.start, w.end) for w in windows] == [(0, 6), (4, 10)]
+    for w in windows:
+        averager.add(w, np.full(len(w) - 1, float(w.start)))
+    result = averager.result()
+    assert result[0] == 0.0 and result[-1] == 4.0
+    assert result[4] == 2.0  # gap 4 has weight 1 in the first window and 1 in the second
+
+
+def test_window_config_rejects_stride_without_overlap():
+    with pytest.raises(ConfigError, match="stride"):
+        WindowConfig(size=16, stride=14)
+
+
+# -- a tiny random model (fast) --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_probe_dir(tiny_bert_dir, tmp_path_factory):
+    """A probe trained on the tiny random model, so the probe path runs end to end quickly."""
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
+    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+    config = TrainConfig(
+        features=FeatureConfig(layers=(1, 2), hidden=True), window=WindowConfig(16, 10), holdout=0.3
+    )
+    probe = train_probe(encoder, docs, config, ["synthetic"])
+    return probe.save(tmp_path_factory.mktemp("probe"))
+
+
+@pytest.fixture(scope="module", params=["probe", "sep-attention", "similarity"])
+def tiny_segmenter(request, tiny_bert_dir, tiny_probe_dir):
+    probe = tiny_probe_dir if request.param == "probe" else None
+    return Segmenter(model=str(tiny_bert_dir), strategy=request.param, probe=probe, batch_size=3)
+
+
+def test_probe_meta_records_training(tiny_probe_dir, tiny_bert_dir):
+    meta = Probe.load(tiny_probe_dir).meta
+    assert meta["backbone"] == str(tiny_bert_dir)
+    assert meta["layers"] == [1, 2] and meta["training_data"] == ["synthetic"]
+    assert 0.05 <= meta["threshold"] <= 0.95
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    text=st.text(
+        alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "Z", "S", "Cc", "Mn")), max_size=300
+    )
+)
+def test_invariants_on_arbitrary_text(tiny_segmenter, text):
+    assert_invariants(text, tiny_segmenter.segment(text))
+
+
+def test_text_longer_than_one_window(tiny_segmenter):
+    text = " ".join(f"Sentence number {i} is here." for i in range(200))  # ~1400 tokens, window 126
+    assert len(tiny_segmenter.encoder.tokenize(text)) > 5 * tiny_segmenter.window.size
+    spans = tiny_segmenter.segment(text)
+    assert_invariants(text, spans)
+
+
+def test_pipe_matches_one_by_one(tiny_segmenter):
+    texts = [SAMPLE, "", "Short one.", SAMPLE[:50] + "\n\n" + SAMPLE]
+    together = list(tiny_segmenter.pipe(texts, batch_size=2))
+    alone = [tiny_segmenter.segment(t) for t in texts]
+    assert [[(s.start, s.end) for s in spans] for spans in together] == [
+        [(s.start, s.end) for s in spans] for spans in alone
+    ]
+
+
+def test_blank_line_splits_even_without_model_boundary(tiny_bert_dir):
+    seg = Segmenter(model=str(tiny_bert_dir), strategy="similarity", threshold=1.0)
+    assert seg.split("alpha beta\n\n  gamma delta\r\n\r\nepsilon") == ["alpha beta", "gamma delta", "epsilon"]
+
+
+def test_threshold_extremes(tiny_bert_dir):
+    text = "one two three four five"
+    assert len(Segmenter(model=str(tiny_bert_dir), strategy="similarity", threshold=1.0).split(text)) == 1
+    assert len(Segmenter(model=str(tiny_bert_dir), strategy="similarity", threshold=0.0).split(text)) == 5
+
+
+def test_probe_for_another_backbone_is_refused(tiny_probe_dir):
+    with pytest.raises(ProbeError, match="trained on backbone"):
+        Segmenter(probe=tiny_probe_dir)
+
+
+def test_corrupted_probe_file_names_the_file(tiny_probe_dir, tmp_path, tiny_bert_dir):
+    broken = tmp_path / "broken"
+    Probe.load(tiny_probe_dir).save(broken)
+    (broken / "probe.npz").write_bytes(b"not a zip file")
+    with pytest.raises(ProbeError, match="probe.npz"):
+        Segmenter(model=str(tiny_bert_dir), probe=broken)
+
+
+def test_unknown_strategy_is_a_config_error():
+    with pytest.raises(ConfigError, match="choose one of"):
+        Segmenter(strategy="magic")
+
+
+# -- the real packaged model ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real_segmenter():
+    return Segmenter()
+
+
+def test_real_model_splits_plain_sentences(real_segmenter):
+    assert real_segmenter.split(SAMPLE) == [
+        "The storm knocked out power across the valley on Tuesday.",
+        "Crews worked through the night to restore it.",
+        "By morning most homes had electricity again, officials said.",
+    ]
+
+
+def test_real_model_splits_unpunctuated_text(real_segmenter):
+    text = "i went to the store yesterday i bought some milk and bread then i walked home"
+    spans = real_segmenter.segment(text)
+    assert_invariants(text, spans)
+    assert len(spans) >= 2
+
+
+def test_real_model_long_document(real_segmenter):
+    text = " ".join([SAMPLE] * 40)  # several windows
+    spans = real_segmenter.segment(text)
+    assert_invariants(text, spans)
+    assert 80 <= len(spans) <= 160
+
+
+def test_real_model_attention_rows_sum_to_one():
+    encoder = Encoder(max_layer=3)
+    tokens = encoder.tokenize(SAMPLE)
+    ids = np.array([[encoder.cls_id, *tokens.ids, encoder.sep_id]])
+    capture = encoder.forward(ids, np.ones_like(ids), layers=(1, 3), attention_layers=(1, 3))
+    np.testing.assert_allclose(capture.attentions.sum(-1), 1.0, atol=1e-5)
+    assert capture.contexts.shape == (2, 1, ids.shape[1], 12, 32)
