@@ -157,6 +157,13 @@ def _progress(total: int, enabled: bool):
 @click.option("--vectors/--no-vectors", default=True, show_default=True, help="Use per-head context vectors.")
 @click.option("--signals/--no-signals", default=True, show_default=True, help="Use attention signals.")
 @click.option(
+    "--context",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Tokens on each side of a gap whose features describe it.",
+)
+@click.option(
     "--conditions",
     type=click.Choice(["both", "clean", "corrupt"]),
     default="both",
@@ -190,6 +197,7 @@ def train(
     hidden,
     vectors,
     signals,
+    context,
     conditions,
     c,
     window_size,
@@ -210,7 +218,9 @@ def train(
     except ValueError as exc:
         raise click.UsageError(f"--layers must be comma-separated integers, got {layers!r}") from exc
     try:
-        features = FeatureConfig(layers=layer_tuple, vectors=vectors, signals=signals, hidden=hidden)
+        features = FeatureConfig(
+            layers=layer_tuple, vectors=vectors, signals=signals, hidden=hidden, context=context
+        )
         config = TrainConfig(
             features=features,
             window=WindowConfig(size=window_size, stride=stride),
@@ -233,8 +243,10 @@ def train(
 def _register_optional_commands() -> None:
     """bench and analyze live with their own code; they are imported here so `segmenter --help` lists them."""
     from benchmarks.cli import bench
+    from segmenter.analysis.cli import analyze
 
     main.add_command(bench)
+    main.add_command(analyze)
 
 
 _register_optional_commands()

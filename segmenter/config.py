@@ -49,6 +49,7 @@ class FeatureConfig:
     hidden:   include the block outputs (residual stream) of the tokens on both sides of the gap.
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
+    context:  tokens on each side of a gap whose features describe it (1: the two tokens around it).
     """
 
     layers: tuple[int, ...] = (2, 3, 4)
@@ -56,6 +57,7 @@ class FeatureConfig:
     signals: bool = True
     hidden: bool = False
     span: int = 4
+    context: int = 1
 
     def __post_init__(self) -> None:
         if not self.layers:
@@ -66,6 +68,8 @@ class FeatureConfig:
             raise ConfigError(f"layers must be strictly increasing, got {self.layers}")
         if not (self.vectors or self.signals or self.hidden):
             raise ConfigError("features need at least one of vectors, signals, hidden")
+        if self.context < 1:
+            raise ConfigError(f"context must be at least 1 token on each side, got {self.context}")
         if self.span < 1:
             raise ConfigError(f"similarity span must be at least 1 token, got {self.span}")
 

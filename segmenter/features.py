@@ -41,8 +41,10 @@ class WindowFeatures:
     vectors: np.ndarray | None
     hidden: np.ndarray | None = None
 
-    def gap_matrix(self) -> np.ndarray:
-        """(n-1, D) features of every gap: [features of token t, features of token t+1]."""
+    def gap_matrix(self, context: int = 1) -> np.ndarray:
+        """(n-1, 2 * context * F) features of every gap: the features of the `context` tokens on each
+        side, nearest last on the left and first on the right (positions past the window edge repeat
+        the edge token)."""
         parts = []
         if self.signals is not None:
             parts.append(self.signals.reshape(self.signals.shape[0], -1))
@@ -50,8 +52,12 @@ class WindowFeatures:
             parts.append(self.vectors)
         if self.hidden is not None:
             parts.append(self.hidden)
-        tokens = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
-        return np.concatenate([tokens[:-1], tokens[1:]], axis=1)
+        tokens = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]  # (n, F)
+        n = tokens.shape[0]
+        gaps = np.arange(n - 1)
+        offsets = np.arange(-context + 1, context + 1)  # left tokens ..., t-1, t | right t+1, t+2, ...
+        picks = np.clip(gaps[:, None] + offsets[None, :], 0, n - 1)  # (n-1, 2c)
+        return tokens[picks].reshape(n - 1, -1)
 
 
 def needs_attention(config: FeatureConfig) -> bool:
@@ -108,22 +114,27 @@ def similarity_contrast(contexts: np.ndarray, span: int) -> np.ndarray:
     return out
 
 
+def _standardise(values: np.ndarray) -> np.ndarray:
+    """(n,) values relative to the window: (v - median) / std."""
+    return (values - np.median(values)) / max(float(values.std()), 1e-6)
+
+
 def sep_attention_score(features: WindowFeatures) -> np.ndarray:
     """(n-1,) unsupervised separator score of each gap, from the attention signals only.
 
     A token that ends a sentence behaves like a separator: it receives attention from the whole
-    window and its right neighbour starts sending attention elsewhere. Score = received(t) relative to
-    the window's median token, plus the jump in [SEP]-directed attention across the gap, averaged over
-    layers and heads.
+    window, and attention toward the final [SEP] jumps across the gap after it. Score = standardised
+    log attention received by the token before the gap + standardised jump in [SEP]-directed attention,
+    each averaged over the chosen layers and heads and standardised within the window.
     """
     signals = features.signals  # (n, S, L, H)
-    received = signals[:, 0].mean(axis=(1, 2))  # (n,)
-    to_sep = signals[:, 1].mean(axis=(1, 2))
-    relative = np.log(np.maximum(received, 1e-9) / max(float(np.median(received)), 1e-9))
-    return relative[:-1] + (to_sep[1:] - to_sep[:-1]) / max(float(to_sep.std()), 1e-6)
+    received = np.log(np.maximum(signals[:, 0].mean(axis=(1, 2)), 1e-9))  # (n,)
+    to_sep = signals[:, 1].mean(axis=(1, 2))  # (n,)
+    return _standardise(received[:-1]) + _standardise(to_sep[1:] - to_sep[:-1])
 
 
 def similarity_score(features: WindowFeatures) -> np.ndarray:
-    """(n-1,) unsupervised similarity score of each gap: the contrast averaged over layers and heads."""
+    """(n-1,) unsupervised similarity score of each gap: the head-vector similarity contrast, averaged
+    over the chosen layers and heads and standardised within the window."""
     contrast = features.signals[:, 3].mean(axis=(1, 2))  # (n,) contrast at the gap after each token
-    return contrast[:-1]
+    return _standardise(contrast[:-1])

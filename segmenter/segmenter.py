@@ -32,10 +32,11 @@ from segmenter.features import WindowFeatures, sep_attention_score, similarity_s
 from segmenter.probe import Probe
 from segmenter.windows import GapAverager
 
-# Unsupervised strategies read these layers; thresholds were chosen on ewt-dev (see models/README.md).
+# Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
+# see models/README.md). A score z maps to probability sigmoid(z), so 0.78 means z >= 1.27.
 UNSUPERVISED = {
-    "sep-attention": (FeatureConfig(layers=(1, 2, 3, 4), vectors=False), 0.5),
-    "similarity": (FeatureConfig(layers=(2, 3, 4), vectors=False), 0.5),
+    "sep-attention": (FeatureConfig(layers=(2, 3), vectors=False), 0.78),
+    "similarity": (FeatureConfig(layers=(4,), vectors=False), 0.79),
 }
 TEXTS_PER_CHUNK = 256
 
@@ -51,7 +52,9 @@ def probe_dir_for(backbone: str) -> Path:
     return models_dir() / backbone.replace("/", "--")
 
 
-def load_probe_for(backbone: str, probe: str | Path | None) -> Probe:
+def load_probe_for(backbone: str, probe: str | Path | Probe | None) -> Probe:
+    if isinstance(probe, Probe):
+        return probe  # already loaded (e.g. restored by the spaCy component)
     folder = Path(probe) if probe is not None else probe_dir_for(backbone)
     if probe is None and not folder.is_dir():
         raise ProbeError(
@@ -80,7 +83,8 @@ class Segmenter:
     model:     None (packaged default), a Hugging Face id, or a local path
     strategy:  "probe" (default), "sep-attention" or "similarity"
     threshold: boundary probability cut-off (None: the probe's or strategy's tuned default)
-    probe:     folder of a probe trained with `segmenter train` (None: the one shipped for the backbone)
+    probe:     folder of a probe trained with `segmenter train`, or a loaded `Probe`
+               (None: the one shipped for the backbone)
     max_chars: optional cap on segment length
     """
 
@@ -91,7 +95,7 @@ class Segmenter:
         threshold: float | None = None,
         device: str = "cpu",
         batch_size: int = 16,
-        probe: str | Path | None = None,
+        probe: str | Path | Probe | None = None,
         max_chars: int | None = None,
     ):
         self.strategy = check_strategy(strategy)
@@ -151,7 +155,7 @@ class Segmenter:
     def score_gaps(self, features: WindowFeatures) -> np.ndarray:
         """(n-1,) boundary probabilities of the gaps of one window."""
         if self.probe is not None:
-            return self.probe.predict(features.gap_matrix())
+            return self.probe.predict(features.gap_matrix(self.features.context))
         raw = (
             sep_attention_score(features) if self.strategy == "sep-attention" else similarity_score(features)
         )
@@ -186,6 +190,7 @@ def settings_from_meta(meta: dict) -> tuple[FeatureConfig, WindowConfig, float]:
             signals=bool(meta["signals"]),
             span=int(meta["span"]),
             hidden=bool(meta.get("hidden", False)),
+            context=int(meta.get("context", 1)),
         )
         window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
         threshold = float(meta["threshold"])

@@ -74,7 +74,7 @@ def gap_data(
         local = np.flatnonzero(toks.word_start[win.start + 1 : win.end])  # gaps before word starts
         if local.size:
             starts = toks.offsets[win.start + 1 + local, 0]
-            rows.append(feats.gap_matrix()[local].astype(np.float32))
+            rows.append(feats.gap_matrix(features.context)[local].astype(np.float32))
             labels.append(np.fromiter((s in gold[win.text] for s in starts.tolist()), dtype=np.int8))
             owners.append(np.full(local.size, win.text, dtype=np.int32))
         if progress is not None:
@@ -158,6 +158,7 @@ def train_probe(
         "signals": config.features.signals,
         "span": config.features.span,
         "hidden": config.features.hidden,
+        "context": config.features.context,
         "window": asdict(config.window),
         "threshold": threshold,
         "kind": "logistic",

@@ -1,0 +1,107 @@
+"""`segmenter analyze`: the click command that runs the attention-head analysis and writes the report.
+
+Registered on the main group with `main.add_command(analyze)`. Library errors become one-line messages
+(`click.ClickException`, exit 1); bad option values are usage errors (exit 2). Leaves out: the analysis.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import click
+
+from segmenter.errors import ConfigError, SegmenterError
+
+DEFAULT_DATASET = "ewt-dev"
+
+
+def load_documents(spec: str, max_docs: int | None):
+    """(dataset name, documents) of a `segmenter bench` dataset spec, cut to the first `max_docs`."""
+    from benchmarks.datasets import load_dataset  # lazily: the benchmarks package is only needed here
+
+    dataset = load_dataset(spec).head(max_docs)
+    return dataset.name, list(dataset.documents)
+
+
+def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
+    """The shell command that reproduces a run, recorded in heads.json and report.md."""
+    parts = ["segmenter", "analyze"]
+    if model is not None:
+        parts += ["--model", model]
+    parts += ["--dataset", dataset]
+    if max_docs is not None:
+        parts += ["--max-docs", str(max_docs)]
+    parts += ["--top-percent", f"{top_percent:g}"]
+    if not probe:
+        parts.append("--no-probe")
+    parts += ["--out", str(out)]
+    return shlex.join(parts)
+
+
+@click.command("analyze")
+@click.option(
+    "--model",
+    default=None,
+    help="HF id or local path of a BERT-family model [default: the packaged all-MiniLM-L6-v2]",
+)
+@click.option(
+    "--dataset",
+    "dataset_spec",
+    default=DEFAULT_DATASET,
+    show_default=True,
+    help="dataset spec as in `segmenter bench`: ewt-dev, ewt-test, golden-rules, conllu:PATH or golden:PATH",
+)
+@click.option(
+    "--max-docs", type=click.IntRange(min=1), default=None, help="analyze only the first N documents"
+)
+@click.option(
+    "--top-percent",
+    type=click.FloatRange(0, 100, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="share of each text's token pairs kept as high-similarity pairs, per head",
+)
+@click.option(
+    "--probe/--no-probe", default=True, show_default=True, help="train the per-layer boundary probe"
+)
+@click.option("--device", default="cpu", show_default=True, help="torch device for the encoder")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="progress bars on stderr")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="folder for heads.json, the PNG figures and report.md (created)",
+)
+def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress, out):
+    """Attention-head analysis of a BERT-family encoder on gold sentences (DESIGN.md section 5).
+
+    Writes heads.json (every statistic and parameter, and the paper's claims as holds / does not hold),
+    PNG figures and report.md into OUT.
+    """
+    from segmenter.analysis.analyze import run_analysis
+    from segmenter.analysis.params import AnalysisParams
+    from segmenter.analysis.report import write_report
+    from segmenter.encoder import Encoder
+
+    try:
+        params = AnalysisParams(top_percent=top_percent, probe=probe)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        name, documents = load_documents(dataset_spec, max_docs)
+        encoder = Encoder(model, device=device)
+        analysis = run_analysis(encoder, documents, params, dataset=name, progress=progress)
+        analysis.heads["command"] = command_line(model, dataset_spec, max_docs, top_percent, out, probe)
+        paths = write_report(analysis, out)
+    except SegmenterError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except ImportError as exc:
+        raise click.ClickException(
+            f"segmenter analyze needs matplotlib and scikit-learn ({exc}); "
+            "run: pip install matplotlib scikit-learn"
+        ) from exc
+    for claim in analysis.heads["claims"]:
+        verdict = "holds" if claim["holds"] else "does not hold"
+        click.echo(f"{claim['claim']}: {verdict} ({claim['evidence'].split(';')[0]})")
+    click.echo(f"wrote {paths['heads']} and {paths['report']}")

@@ -1,0 +1,293 @@
+"""spaCy pipeline component `attention_segmenter`: sets `token.is_sent_start` from a `Segmenter`.
+
+    >>> import spacy
+    >>> nlp = spacy.blank("en")
+    >>> _ = nlp.add_pipe("attention_segmenter")      # registered through the spacy_factories entry point
+    >>> [s.text for s in nlp("It rained. We stayed in.").sents]
+    ['It rained.', 'We stayed in.']
+
+`predict` is pure: it returns, per doc, the indices of the tokens that start a sentence (token 0 left
+out). `set_annotations` writes `is_sent_start` on every token, keeping values set by an earlier
+component unless `overwrite` is true. Character boundaries map to tokens: a boundary inside a token
+moves to that token's start, one on a whitespace token to the next token that is not whitespace, and
+no sentence is left without a letter or digit.
+
+The encoder loads on first use (or in `initialize`), not at construction, so that `add_pipe`, loading a
+saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
+Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
+settings and the probe (msgpack/JSON via srsly); the backbone weights are never saved, only the
+model's name or path. Training a probe and the model code live elsewhere (`segmenter.train`,
+`segmenter.segmenter`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import srsly
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.scorer import Scorer
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.util import ensure_path, from_disk, minibatch, to_disk
+
+from segmenter.config import DecodeConfig, check_batch_size, check_strategy
+from segmenter.decode import decode
+from segmenter.errors import ConfigError
+
+DEFAULT_CONFIG: dict[str, Any] = {
+    "model": None,
+    "strategy": "probe",
+    "threshold": None,
+    "batch_size": 16,
+    "device": "cpu",
+    "overwrite": False,
+}
+SETTINGS = tuple(DEFAULT_CONFIG)
+
+
+@Language.factory(
+    "attention_segmenter",
+    assigns=["token.is_sent_start", "doc.sents"],
+    default_config=DEFAULT_CONFIG,
+    default_score_weights={"sents_f": 1.0, "sents_p": 0.0, "sents_r": 0.0},
+)
+def make_attention_segmenter(
+    nlp: Language,
+    name: str,
+    model: str | None,
+    strategy: str,
+    threshold: float | None,
+    batch_size: int,
+    device: str,
+    overwrite: bool,
+) -> AttentionSegmenter:
+    """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`."""
+    return AttentionSegmenter(
+        name,
+        model=model,
+        strategy=strategy,
+        threshold=threshold,
+        batch_size=batch_size,
+        device=device,
+        overwrite=overwrite,
+    )
+
+
+class AttentionSegmenter(Pipe):
+    """Sentence boundaries from an encoder's attention heads, as a spaCy component.
+
+    model:      None (packaged default), a Hugging Face id, or a local path
+    strategy:   "probe", "sep-attention" or "similarity"
+    threshold:  boundary probability cut-off (None: the probe's or strategy's tuned default)
+    batch_size: encoder windows per forward pass (windows of all docs in a batch are pooled)
+    device:     torch device of the encoder
+    overwrite:  False keeps boundaries set by an earlier component; True replaces them
+    """
+
+    def __init__(
+        self,
+        name: str = "attention_segmenter",
+        *,
+        model: str | None = None,
+        strategy: str = "probe",
+        threshold: float | None = None,
+        batch_size: int = 16,
+        device: str = "cpu",
+        overwrite: bool = False,
+    ):
+        self.name = name
+        self._apply_settings(
+            {
+                "model": model,
+                "strategy": strategy,
+                "threshold": threshold,
+                "batch_size": batch_size,
+                "device": device,
+                "overwrite": overwrite,
+            }
+        )
+        self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
+        self._segmenter = None
+
+    # -- settings and the lazily built Segmenter ------------------------------------------------------
+
+    def _apply_settings(self, cfg: dict[str, Any]) -> None:
+        """Validate and store the settings (cheap checks only: no model is loaded here)."""
+        check_strategy(cfg["strategy"])
+        check_batch_size(cfg["batch_size"])
+        if cfg["threshold"] is not None:
+            DecodeConfig(threshold=cfg["threshold"])
+        if not isinstance(cfg["overwrite"], bool):
+            raise ConfigError(f"overwrite must be true or false, got {cfg['overwrite']!r}")
+        self.model = cfg["model"]
+        self.strategy = cfg["strategy"]
+        self.threshold = cfg["threshold"]
+        self.batch_size = cfg["batch_size"]
+        self.device = cfg["device"]
+        self.overwrite = cfg["overwrite"]
+
+    @property
+    def cfg(self) -> dict[str, Any]:
+        """The settings, as saved by to_disk/to_bytes."""
+        return {key: getattr(self, key) for key in SETTINGS}
+
+    @property
+    def segmenter(self):
+        """The wrapped `segmenter.Segmenter`, built (encoder loaded) on first access."""
+        if self._segmenter is None:
+            from segmenter.segmenter import Segmenter
+
+            self._segmenter = Segmenter(
+                model=self.model,
+                strategy=self.strategy,
+                threshold=self.threshold,
+                device=self.device,
+                batch_size=self.batch_size,
+                probe=self._probe,
+            )
+        return self._segmenter
+
+    def _current_probe(self):
+        """The probe the component uses (None for the unsupervised strategies), without the encoder."""
+        if self.strategy != "probe":
+            return None
+        if self._segmenter is not None:
+            return self._segmenter.probe
+        if self._probe is None:
+            from segmenter.encoder import DEFAULT_MODEL_NAME
+            from segmenter.segmenter import load_probe_for
+
+            self._probe = load_probe_for(self.model or DEFAULT_MODEL_NAME, None)
+        return self._probe
+
+    def initialize(self, get_examples: Callable[[], Iterable[Example]] | None = None, *, nlp=None) -> None:
+        """Load the encoder now, so that `nlp.initialize()` surfaces a missing model or probe early."""
+        self.segmenter  # noqa: B018 - the property loads it
+
+    # -- processing ---------------------------------------------------------------------------------
+
+    def __call__(self, doc: Doc) -> Doc:
+        error_handler = self.get_error_handler()
+        try:
+            self.set_annotations([doc], self.predict([doc]))
+            return doc
+        except Exception as exc:
+            error_handler(self.name, self, [doc], exc)
+
+    def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
+        """Process docs `batch_size` at a time; the windows of each batch share encoder passes."""
+        error_handler = self.get_error_handler()
+        for docs in minibatch(stream, size=batch_size):
+            try:
+                self.set_annotations(docs, self.predict(docs))
+                yield from docs
+            except Exception as exc:
+                error_handler(self.name, self, docs, exc)
+
+    def predict(self, docs: Iterable[Doc]) -> list[list[int]]:
+        """Per doc, the sorted indices of the tokens after the first that start a sentence (pure)."""
+        from segmenter.segmenter import TEXTS_PER_CHUNK
+
+        docs = list(docs)
+        starts: list[list[int]] = [[] for _ in docs]
+        todo = [i for i, doc in enumerate(docs) if len(doc) > 1]  # one token: nothing to decide
+        for first in range(0, len(todo), TEXTS_PER_CHUNK):
+            chunk = todo[first : first + TEXTS_PER_CHUNK]
+            texts = [docs[i].text for i in chunk]
+            gaps = self.segmenter.gap_probabilities(texts)
+            for i, text, gap in zip(chunk, texts, gaps, strict=True):
+                spans = decode(text, gap.offsets, gap.probs, self.segmenter.decoding)
+                starts[i] = token_starts(docs[i], [span.start for span in spans[1:]])
+        return starts
+
+    def set_annotations(self, docs: Iterable[Doc], predictions: list[list[int]]) -> None:
+        """Write `is_sent_start` on every token (token 0 starts a sentence); see `overwrite`."""
+        for doc, doc_starts in zip(docs, predictions, strict=True):
+            if self.overwrite and doc.has_annotation("DEP"):
+                raise ConfigError(
+                    f"{self.name} cannot overwrite the sentence boundaries of a parsed doc; "
+                    "place it before the parser or set overwrite = false"
+                )
+            chosen = set(doc_starts)
+            for token in doc:
+                if self.overwrite or token.is_sent_start is None:
+                    token.is_sent_start = token.i == 0 or token.i in chosen
+
+    def score(self, examples: Iterable[Example], **kwargs) -> dict[str, Any]:
+        """sents_p, sents_r and sents_f of the predicted sentences against the reference ones."""
+        validate_examples(examples, "AttentionSegmenter.score")
+        results = Scorer.score_spans(
+            examples, "sents", has_annotation=lambda doc: doc.has_annotation("SENT_START"), **kwargs
+        )
+        results.pop("sents_per_type", None)
+        return results
+
+    # -- serialisation: settings + probe, never the backbone weights ------------------------------------
+
+    def to_bytes(self, *, exclude: Iterable[str] = ()) -> bytes:
+        probe = self._current_probe()
+        return srsly.msgpack_dumps({"cfg": self.cfg, "probe": None if probe is None else probe.to_bytes()})
+
+    def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> AttentionSegmenter:
+        data = srsly.msgpack_loads(bytes_data)
+        self._restore(data["cfg"], data.get("probe"))
+        return self
+
+    def to_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> None:
+        probe = self._current_probe()
+        writers = {"cfg": lambda p: srsly.write_json(p, self.cfg)}
+        if probe is not None:
+            writers["probe"] = lambda p: srsly.write_msgpack(p, probe.to_bytes())
+        to_disk(path, writers, exclude)
+
+    def from_disk(self, path: str | Path, *, exclude: Iterable[str] = ()) -> AttentionSegmenter:
+        path = ensure_path(path)
+        found: dict[str, Any] = {"cfg": self.cfg, "probe": None}
+
+        def read_probe(p: Path) -> None:
+            if p.exists():
+                found["probe"] = srsly.read_msgpack(p)
+
+        readers = {"cfg": lambda p: found.update(cfg=srsly.read_json(p)), "probe": read_probe}
+        from_disk(path, readers, exclude)
+        self._restore(found["cfg"], found["probe"])
+        return self
+
+    def _restore(self, cfg: dict[str, Any], probe_data: dict | None) -> None:
+        """Adopt saved settings and probe; the Segmenter is rebuilt with them on next use."""
+        from segmenter.probe import Probe
+
+        self._apply_settings({**self.cfg, **cfg})
+        self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
+        self._segmenter = None
+
+
+def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:
+    """Sorted indices of the tokens that start at the character `offsets` (token 0 left out).
+
+    An offset inside a token (or its trailing whitespace) belongs to that token (or the next one);
+    a whitespace token passes it on to the next token that is not whitespace. A start that would leave
+    the sentence before it without a letter or digit (a boundary moved back past a lone bracket or
+    quote) is dropped, as `decode` does for its own spans.
+    """
+    token_idx = [token.idx for token in doc]
+    found = set()
+    for offset in offsets:
+        i = bisect_right(token_idx, offset) - 1
+        if i >= 0 and offset >= token_idx[i] + len(doc[i].text):
+            i += 1  # in the whitespace after token i
+        while i < len(doc) and doc[i].is_space:
+            i += 1
+        if 0 < i < len(doc):
+            found.add(i)
+    kept, last = [], 0
+    for i in sorted(found):
+        if any(char.isalnum() for char in doc[last:i].text):
+            kept.append(i)
+            last = i
+    return kept
