@@ -154,14 +154,29 @@ def _progress(total: int, enabled: bool):
 )
 @click.option("--layers", default="2,3,4", show_default=True, help="Comma-separated 1-based layers.")
 @click.option("--hidden/--no-hidden", default=True, show_default=True, help="Use block outputs.")
-@click.option("--vectors/--no-vectors", default=True, show_default=True, help="Use per-head context vectors.")
+@click.option(
+    "--vectors/--no-vectors", default=False, show_default=True, help="Use per-head context vectors."
+)
 @click.option("--signals/--no-signals", default=True, show_default=True, help="Use attention signals.")
+@click.option(
+    "--surface/--no-surface",
+    default=True,
+    show_default=True,
+    help="Use case and punctuation flags of the original characters.",
+)
 @click.option(
     "--context",
     type=click.IntRange(min=1),
     default=1,
     show_default=True,
     help="Tokens on each side of a gap whose features describe it.",
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["mlp", "logistic"]),
+    default="mlp",
+    show_default=True,
+    help="Probe: one ReLU hidden layer (mlp) or linear (logistic).",
 )
 @click.option(
     "--conditions",
@@ -174,7 +189,7 @@ def _progress(total: int, enabled: bool):
     "--c",
     "c",
     type=click.FloatRange(min=0, min_open=True),
-    default=0.05,
+    default=0.005,
     show_default=True,
     help="Inverse L2 strength.",
 )
@@ -197,7 +212,9 @@ def train(
     hidden,
     vectors,
     signals,
+    surface,
     context,
+    kind,
     conditions,
     c,
     window_size,
@@ -219,12 +236,18 @@ def train(
         raise click.UsageError(f"--layers must be comma-separated integers, got {layers!r}") from exc
     try:
         features = FeatureConfig(
-            layers=layer_tuple, vectors=vectors, signals=signals, hidden=hidden, context=context
+            layers=layer_tuple,
+            vectors=vectors,
+            signals=signals,
+            hidden=hidden,
+            surface=surface,
+            context=context,
         )
         config = TrainConfig(
             features=features,
             window=WindowConfig(size=window_size, stride=stride),
             conditions=CONDITIONS if conditions == "both" else (conditions,),
+            kind=kind,
             c=c,
             holdout=holdout,
             batch_size=batch_size,

@@ -49,6 +49,7 @@ class FeatureConfig:
     hidden:   include the block outputs (residual stream) of the tokens on both sides of the gap.
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
+    surface:  include case and punctuation flags of the original characters (uncased models lose case).
     context:  tokens on each side of a gap whose features describe it (1: the two tokens around it).
     """
 
@@ -56,6 +57,7 @@ class FeatureConfig:
     vectors: bool = True
     signals: bool = True
     hidden: bool = False
+    surface: bool = False
     span: int = 4
     context: int = 1
 
@@ -66,8 +68,8 @@ class FeatureConfig:
             raise ConfigError(f"layers are 1-based and positive, got {self.layers}")
         if tuple(sorted(set(self.layers))) != tuple(self.layers):
             raise ConfigError(f"layers must be strictly increasing, got {self.layers}")
-        if not (self.vectors or self.signals or self.hidden):
-            raise ConfigError("features need at least one of vectors, signals, hidden")
+        if not (self.vectors or self.signals or self.hidden or self.surface):
+            raise ConfigError("features need at least one of vectors, signals, hidden, surface")
         if self.context < 1:
             raise ConfigError(f"context must be at least 1 token on each side, got {self.context}")
         if self.span < 1:

@@ -74,19 +74,29 @@ def _suppress_empty(text: str, scores: dict[int, float]) -> dict[int, float]:
     """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.
 
     Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
-    at the start of the text is dropped unless forced.
+    at the start of the text, or after it at the end, is dropped unless forced. Linear in len(text):
+    each character is looked at once, however many boundaries a run without letters or digits holds.
     """
     kept: dict[int, float] = {}
+    last = 0  # the last kept boundary (0 while none is kept)
+    scanned = 0  # text[last:scanned] has been looked at ...
+    alnum = False  # ... and this says whether it holds a letter or digit
     for offset in sorted(scores):
         score = scores[offset]
-        last = next(reversed(kept)) if kept else 0
-        if score >= FORCED or any(c.isalnum() for c in text[last:offset]):
-            if kept and kept[last] < FORCED and not any(c.isalnum() for c in text[last:offset]):
+        alnum = alnum or any(map(str.isalnum, text[scanned:offset]))
+        scanned = offset
+        if score >= FORCED or alnum:
+            if kept and kept[last] < FORCED and not alnum:
                 del kept[last]  # a forced boundary displaces a weaker one right before it
             kept[offset] = score
         elif kept and kept[last] < score:
             del kept[last]
             kept[offset] = score
+        else:
+            continue
+        last, alnum = offset, False
+    if kept and kept[last] < FORCED and not alnum and not any(map(str.isalnum, text[scanned:])):
+        del kept[last]  # nothing but punctuation after it: a lone quote or bracket never is a segment
     return kept
 
 
@@ -95,7 +105,12 @@ def _cap_length(
 ) -> dict[int, float]:
     """Split every segment longer than max_chars at its most probable candidate gaps."""
     chosen = dict(chosen)
-    order = np.argsort(-probs, kind="stable")
+    offsets, probs = np.asarray(offsets, dtype=np.int64), np.asarray(probs, dtype=np.float64)
+    rank = np.empty(len(probs), dtype=np.int64)  # 0 = most probable; ties: the earlier candidate
+    rank[np.argsort(-probs, kind="stable")] = np.arange(len(probs))
+    by_offset = np.argsort(offsets, kind="stable")
+    sorted_offsets = offsets[by_offset]
+    best = _RangeArgmin(rank[by_offset])
     edges = [0, *sorted(chosen), len(text)]
     for start, end in zip(edges[:-1], edges[1:], strict=True):
         pending = [(start, end)]
@@ -103,13 +118,33 @@ def _cap_length(
             a, b = pending.pop()
             if b - a <= max_chars:
                 continue
-            inside = [i for i in order if a < offsets[i] < b]
-            if not inside:
+            lo = int(np.searchsorted(sorted_offsets, a, side="right"))  # candidates with a < offset < b
+            hi = int(np.searchsorted(sorted_offsets, b, side="left"))
+            if lo >= hi:
                 continue  # no candidate gap (one long word): leave it whole
-            cut = int(offsets[inside[0]])
-            chosen[cut] = float(probs[inside[0]])
+            i = int(by_offset[best(lo, hi)])
+            cut = int(offsets[i])
+            chosen[cut] = float(probs[i])
             pending += [(a, cut), (cut, b)]
     return chosen
+
+
+class _RangeArgmin:
+    """Position of the smallest value in values[lo:hi], in O(1) after O(n log n) set-up (sparse table),
+    so that capping a long text costs n log n instead of n^2."""
+
+    def __init__(self, values: np.ndarray):
+        self.values = values
+        self.levels = [np.arange(len(values))]  # levels[k][i]: argmin of values[i : i + 2**k]
+        while 2 ** len(self.levels) <= len(values):
+            prev, half = self.levels[-1], 2 ** (len(self.levels) - 1)
+            left, right = prev[:-half], prev[half:]
+            self.levels.append(np.where(values[left] <= values[right], left, right))
+
+    def __call__(self, lo: int, hi: int) -> int:
+        k = (hi - lo).bit_length() - 1
+        left, right = self.levels[k][lo], self.levels[k][hi - 2**k]
+        return int(left if self.values[left] <= self.values[right] else right)
 
 
 def _spans(text: str, boundaries: dict[int, float]) -> list[Span]:

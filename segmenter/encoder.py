@@ -14,6 +14,7 @@ This module knows nothing about sentences, windows or features.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,8 +22,10 @@ import numpy as np
 import torch
 
 from segmenter.errors import ModelNotFoundError, UnsupportedModelError
+from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -32,11 +35,13 @@ class Tokens:
     ids:        (N,) int64 vocabulary ids
     offsets:    (N, 2) int64 character spans [start, end) into the original string
     word_start: (N,) bool, True where a token begins a new pre-tokenizer word (a candidate boundary)
+    surface:    (N, F) float32 flags read from the original characters (see `segmenter.surface`)
     """
 
     ids: np.ndarray
     offsets: np.ndarray
     word_start: np.ndarray
+    surface: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -85,12 +90,14 @@ def _load(model: str | None):
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
         encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation="sdpa")
-    except (OSError, ValueError, KeyError) as exc:
+    except Exception as exc:  # a broken local folder raises anything: TypeError, SafetensorError, ...
         if Path(source).exists():
             raise UnsupportedModelError(
                 f"{model!r} is not a loadable Hugging Face encoder ({_first_line(exc)}); "
                 "pass a folder with config.json, weights and a tokenizer"
             ) from exc
+        if not isinstance(exc, (OSError, ValueError, KeyError)):
+            raise
         raise ModelNotFoundError(
             f"model {model!r} was not found locally; pass a local path to a BERT-family model "
             "(downloads are disabled when HF_HUB_OFFLINE=1)"
@@ -161,20 +168,26 @@ class Encoder:
         self._backend = tokenizer.backend_tokenizer
         self._backend.no_truncation()
         self._backend.no_padding()
+        if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
+            raise UnsupportedModelError(
+                f"{name!r} has a tokenizer without [CLS]/[SEP] tokens; use a BERT-family encoder"
+            )
         self.cls_id = int(tokenizer.cls_token_id)
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id or 0)
 
     def tokenize(self, text: str) -> Tokens:
         """Tokenize `text` without special tokens; offsets index into `text` itself."""
-        enc = self._backend.encode(text, add_special_tokens=False)
+        # The Rust tokenizer refuses lone surrogates (e.g. from surrogateescape); U+FFFD stands in for
+        # them, one character for one, so offsets still index `text`.
+        enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
         offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
         words = np.asarray([-1 if w is None else w for w in enc.word_ids], dtype=np.int64)
         word_start = np.ones(len(ids), dtype=bool)
         if len(ids) > 1:
             word_start[1:] = words[1:] != words[:-1]
-        return Tokens(ids=ids, offsets=offsets, word_start=word_start)
+        return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=token_flags(text, offsets))
 
     def tokenize_many(self, texts: list[str]) -> list[Tokens]:
         return [self.tokenize(t) for t in texts]

@@ -35,4 +35,6 @@ def window_stream(
             ids, mask, layers=features.layers, attention_layers=attention_layers, hidden=features.hidden
         )
         for row, win in enumerate(batch):
-            yield win, window_features(capture, row, len(win), features)
+            surface = tokens[win.text].surface
+            flags = None if surface is None else surface[win.start : win.end]
+            yield win, window_features(capture, row, len(win), features, flags)

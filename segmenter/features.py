@@ -35,11 +35,13 @@ class WindowFeatures:
     signals: (n, S, L, H) float32 with S = len(SIGNALS), or None
     vectors: (n, L * H * d_head) float32, or None
     hidden:  (n, L * D) float32 block outputs, or None
+    surface: (n, F) float32 case/punctuation flags of the original characters, or None
     """
 
     signals: np.ndarray | None
     vectors: np.ndarray | None
     hidden: np.ndarray | None = None
+    surface: np.ndarray | None = None
 
     def gap_matrix(self, context: int = 1) -> np.ndarray:
         """(n-1, 2 * context * F) features of every gap: the features of the `context` tokens on each
@@ -52,6 +54,8 @@ class WindowFeatures:
             parts.append(self.vectors)
         if self.hidden is not None:
             parts.append(self.hidden)
+        if self.surface is not None:
+            parts.append(self.surface)
         tokens = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]  # (n, F)
         n = tokens.shape[0]
         gaps = np.arange(n - 1)
@@ -64,8 +68,10 @@ def needs_attention(config: FeatureConfig) -> bool:
     return config.signals
 
 
-def window_features(capture: Capture, row: int, n: int, config: FeatureConfig) -> WindowFeatures:
-    """Features of the n text tokens in batch row `row` of `capture`."""
+def window_features(
+    capture: Capture, row: int, n: int, config: FeatureConfig, surface: np.ndarray | None = None
+) -> WindowFeatures:
+    """Features of the n text tokens in batch row `row` of `capture`; `surface` (n, F) are their flags."""
     contexts = capture.contexts[:, row, 1 : n + 1]  # (L, n, H, d)
     vectors = None
     if config.vectors:
@@ -81,7 +87,8 @@ def window_features(capture: Capture, row: int, n: int, config: FeatureConfig) -
     hidden = None
     if config.hidden:
         hidden = np.ascontiguousarray(capture.hidden[:, row, 1 : n + 1].transpose(1, 0, 2)).reshape(n, -1)
-    return WindowFeatures(signals=signals, vectors=vectors, hidden=hidden)
+    flags = surface if config.surface else None
+    return WindowFeatures(signals=signals, vectors=vectors, hidden=hidden, surface=flags)
 
 
 def similarity_contrast(contexts: np.ndarray, span: int) -> np.ndarray:

@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from segmenter.errors import InputError
+from segmenter.errors import InputError, SegmenterError
 
 STDIO = "-"
 
@@ -26,12 +26,14 @@ STDIO = "-"
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
     """The decoded text of file `name` ('-' reads stdin). Newlines are kept exactly as in the file."""
     try:
-        codecs.lookup(encoding)
+        codec = codecs.lookup(encoding)
     except LookupError as exc:
         raise InputError(f"unknown encoding {encoding!r}; use a codec name such as utf-8 or latin-1") from exc
+    if not getattr(codec, "_is_text_encoding", True):  # base64, rot13, zlib...: bytes-to-bytes codecs
+        raise InputError(f"{encoding!r} is not a text encoding; use a codec name such as utf-8 or latin-1")
     label = "<stdin>" if name == STDIO else name
     data = _read_bytes(name)
-    if b"\x00" in data and not encoding.lower().replace("_", "-").startswith(("utf-16", "utf-32")):
+    if b"\x00" in data and not codec.name.startswith(("utf-16", "utf-32")):  # name is normalised: u16 too
         raise InputError(f"{label} looks like a binary file (it contains NUL bytes); pass a text file")
     try:
         return data.decode(encoding, errors=errors)
@@ -47,9 +49,9 @@ def _read_bytes(name: str) -> bytes:
     if name == STDIO:
         return sys.stdin.buffer.read()
     path = Path(name)
-    if path.is_dir():
-        raise InputError(f"{name} is a directory; pass the files inside it")
     try:
+        if path.is_dir():  # may raise PermissionError itself when a parent folder cannot be entered
+            raise InputError(f"{name} is a directory; pass the files inside it")
         return path.read_bytes()
     except FileNotFoundError as exc:
         raise InputError(f"{name}: no such file") from exc
@@ -73,20 +75,30 @@ class AtomicOutput:
 
     def __enter__(self) -> TextIO:
         if self.target == STDIO:
-            return sys.stdout
+            return _EncodableStdout(sys.stdout)
         path = Path(self.target)
-        if path.is_dir():
-            raise InputError(f"output {self.target} is a directory; pass a file path")
-        if not path.parent.exists():
-            raise InputError(f"output folder {path.parent} does not exist")
         try:
-            handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        except OSError as exc:
+            if path.is_dir():
+                raise InputError(f"output {self.target} is a directory; pass a file path")
+            if not path.parent.exists():
+                raise InputError(f"output folder {path.parent} does not exist")
+        except OSError as exc:  # a parent folder that cannot be entered
             raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
-        self._tmp = Path(tmp)
-        self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
+        # The handler goes in before the temporary file exists: a SIGTERM in between would otherwise
+        # kill the process with the default action and leave the file behind.
         if threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            self._tmp = Path(tmp)
+            self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
+        except BaseException as exc:
+            self._restore_handler()
+            if self._tmp is not None:
+                self._tmp.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
+            raise
         return self._stream
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -102,8 +114,32 @@ class AtomicOutput:
         finally:
             if self._tmp is not None and self._tmp.exists():
                 self._tmp.unlink()
-            if self._previous_handler is not None:
-                signal.signal(signal.SIGTERM, self._previous_handler)
+            self._restore_handler()
+
+    def _restore_handler(self) -> None:
+        if self._previous_handler is not None:
+            signal.signal(signal.SIGTERM, self._previous_handler)
+            self._previous_handler = None
+
+
+class _EncodableStdout:
+    """stdout for `AtomicOutput('-')`: a character the stream's encoding cannot hold (say, an emoji with
+    PYTHONIOENCODING=ascii) is a one-line `SegmenterError` instead of a traceback."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except UnicodeEncodeError as exc:
+            raise SegmenterError(
+                f"stdout ({exc.encoding}) cannot encode {exc.object[exc.start : exc.end]!r}; "
+                "write to a file with -o (always UTF-8) or set PYTHONIOENCODING=utf-8"
+            ) from exc
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _interrupt(signum, frame):  # pragma: no cover - exercised through a subprocess test

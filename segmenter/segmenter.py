@@ -11,6 +11,7 @@ Training lives in `segmenter.train`; the spaCy wrapper in `segmenter.spacy_compo
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +117,14 @@ class Segmenter:
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
+        # A probe tuned per condition gets the unpunctuated threshold on text with no case or punctuation.
+        per_condition = (self.probe.meta.get("thresholds") or {}) if self.probe is not None else {}
+        self._decodings = {
+            condition: DecodeConfig(threshold=float(per_condition[condition]), max_chars=max_chars)
+            if threshold is None and condition in per_condition
+            else self.decoding
+            for condition in ("clean", "corrupt")
+        }
         self.encoder = Encoder(model, device=device, max_layer=max(self.features.layers))
         if self.window.size > self.encoder.max_positions:
             self.window = WindowConfig(
@@ -138,7 +147,15 @@ class Segmenter:
         """One list of spans per text, in order; windows are batched across texts."""
         for chunk in _chunks(texts, TEXTS_PER_CHUNK):
             for text, gaps in zip(chunk, self.gap_probabilities(chunk, batch_size), strict=True):
-                yield decode(text, gaps.offsets, gaps.probs, self.decoding)
+                yield self.decode(text, gaps)
+
+    def decode(self, text: str, gaps: GapProbabilities) -> list[Span]:
+        """Spans of `text` from its gap probabilities, with the threshold that fits the text."""
+        return decode(text, gaps.offsets, gaps.probs, self.decoding_for(text))
+
+    def decoding_for(self, text: str) -> DecodeConfig:
+        """The decoding settings for `text`: the unpunctuated threshold if it has no case or punctuation."""
+        return self._decodings["corrupt" if looks_unpunctuated(text) else "clean"]
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""
@@ -160,6 +177,18 @@ class Segmenter:
             sep_attention_score(features) if self.strategy == "sep-attention" else similarity_score(features)
         )
         return 1.0 / (1.0 + np.exp(-raw))
+
+
+_SENTENCE_PUNCTUATION = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+
+
+def looks_unpunctuated(text: str) -> bool:
+    """True when `text` has no upper-case letter and no sentence-final punctuation (a transcript, chat).
+
+    >>> looks_unpunctuated("so we left early"), looks_unpunctuated("So we left."), looks_unpunctuated("ok.")
+    (True, False, False)
+    """
+    return text == text.lower() and _SENTENCE_PUNCTUATION.search(text) is None
 
 
 def _candidates(tokens: Tokens, gap_probs: np.ndarray) -> GapProbabilities:
@@ -191,6 +220,7 @@ def settings_from_meta(meta: dict) -> tuple[FeatureConfig, WindowConfig, float]:
             span=int(meta["span"]),
             hidden=bool(meta.get("hidden", False)),
             context=int(meta.get("context", 1)),
+            surface=bool(meta.get("surface", False)),
         )
         window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
         threshold = float(meta["threshold"])

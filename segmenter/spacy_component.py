@@ -36,7 +36,6 @@ from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
 from segmenter.config import DecodeConfig, check_batch_size, check_strategy
-from segmenter.decode import decode
 from segmenter.errors import ConfigError
 
 DEFAULT_CONFIG: dict[str, Any] = {
@@ -201,7 +200,7 @@ class AttentionSegmenter(Pipe):
             texts = [docs[i].text for i in chunk]
             gaps = self.segmenter.gap_probabilities(texts)
             for i, text, gap in zip(chunk, texts, gaps, strict=True):
-                spans = decode(text, gap.offsets, gap.probs, self.segmenter.decoding)
+                spans = self.segmenter.decode(text, gap)
                 starts[i] = token_starts(docs[i], [span.start for span in spans[1:]])
         return starts
 

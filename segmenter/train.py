@@ -17,6 +17,7 @@ import numpy as np
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document, corrupt_document
 from segmenter.encoder import Encoder
+from segmenter.errors import InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, fit
 
@@ -37,7 +38,9 @@ class TrainConfig:
     features: FeatureConfig = FeatureConfig()
     window: WindowConfig = WindowConfig()
     conditions: tuple[str, ...] = CONDITIONS
-    c: float = 0.05
+    kind: str = "mlp"
+    hidden_units: int = 128
+    c: float = 0.005
     holdout: float = 0.2
     batch_size: int = 16
     seed: int = 0
@@ -68,7 +71,7 @@ def gap_data(
     """
     tokens = [encoder.tokenize(doc.text) for doc in docs]
     gold = [set(doc.boundaries) for doc in docs]
-    rows, labels, owners = [], [], []
+    rows, labels, owners = [], [], []  # per window: (g, D) features, (g,) labels, (g,) document index
     for win, feats in window_stream(encoder, tokens, window, features, batch_size):
         toks = tokens[win.text]
         local = np.flatnonzero(toks.word_start[win.start + 1 : win.end])  # gaps before word starts
@@ -120,37 +123,32 @@ def train_probe(
     train_docs = [d for i, d in enumerate(docs) if i not in held]
     held_docs = [d for i, d in enumerate(docs) if i in held]
 
-    def collect(subset):
-        data = {
-            c: gap_data(
-                encoder,
-                [d for cond, d in conditioned(subset, [c])],
-                config.features,
-                config.window,
-                config.batch_size,
-                progress,
-            )
-            for c in config.conditions
-        }
-        return data
+    def collect(subset) -> dict[str, GapData]:
+        by_condition = {}
+        for condition in config.conditions:
+            variants = [doc for _, doc in conditioned(subset, [condition])]
+            data = gap_data(encoder, variants, config.features, config.window, config.batch_size, progress)
+            if data.labels.size:
+                by_condition[condition] = data
+        return by_condition
 
     train_data = collect(train_docs)
-    features = np.concatenate([d.features for d in train_data.values() if d.labels.size])
-    labels = np.concatenate([d.labels for d in train_data.values() if d.labels.size])
-    probe = fit(features, labels, c=config.c)
+    if not train_data:
+        raise InputError("training documents hold no candidate gaps; give more text")
+    features = np.concatenate([d.features for d in train_data.values()])
+    labels = np.concatenate([d.labels for d in train_data.values()])
+    probe = fit(features, labels, kind=config.kind, c=config.c, hidden=config.hidden_units, seed=config.seed)
     del features
 
-    threshold, dev_scores = 0.5, {}
-    if held_docs:
-        held_data = collect(held_docs)
-        all_probs = np.concatenate([probe.predict(d.features) for d in held_data.values() if d.labels.size])
-        all_labels = np.concatenate([d.labels for d in held_data.values() if d.labels.size])
-        threshold, _ = best_threshold(all_probs, all_labels)
+    # Thresholds: one for all text, and one per condition (the segmenter picks by the text's look).
+    threshold, thresholds, dev_scores = 0.5, {}, {}
+    held_data = collect(held_docs) if held_docs else {}
+    if held_data:
+        probs = {c: probe.predict(d.features) for c, d in held_data.items()}
+        all_labels = np.concatenate([d.labels for d in held_data.values()])
+        threshold, _ = best_threshold(np.concatenate(list(probs.values())), all_labels)
         for condition, data in held_data.items():
-            if data.labels.size:
-                dev_scores[condition] = prf(
-                    probe.predict(data.features) >= threshold, data.labels.astype(bool)
-                )
+            thresholds[condition], dev_scores[condition] = best_threshold(probs[condition], data.labels)
     meta = {
         "backbone": encoder.name,
         "layers": list(config.features.layers),
@@ -159,16 +157,19 @@ def train_probe(
         "span": config.features.span,
         "hidden": config.features.hidden,
         "context": config.features.context,
+        "surface": config.features.surface,
         "window": asdict(config.window),
         "threshold": threshold,
-        "kind": "logistic",
+        "thresholds": thresholds,
+        "kind": config.kind,
+        "hidden_units": config.hidden_units if config.kind == "mlp" else None,
         "c": config.c,
         "conditions": list(config.conditions),
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
         "n_train_gaps": int(labels.size),
         "n_train_boundaries": int(labels.sum()),
-        "held_out_gap_scores": dev_scores,
+        "held_out_gap_scores": dev_scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return Probe(probe.mean, probe.scale, probe.weights, probe.bias, meta)
+    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta)

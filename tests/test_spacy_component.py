@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import spacy
 import srsly
@@ -236,7 +237,7 @@ def test_disk_round_trip_gives_identical_boundaries(nlp, tmp_path):
     saved = tmp_path / "pipeline" / "attention_segmenter"
     assert sorted(p.name for p in saved.iterdir()) == ["cfg", "probe"]
     assert srsly.read_json(saved / "cfg") == DEFAULT_CONFIG
-    assert sum(p.stat().st_size for p in saved.iterdir()) < 1_000_000  # probe only, no backbone weights
+    assert sum(p.stat().st_size for p in saved.iterdir()) < 10_000_000  # probe only: the backbone is 90 MB
     reloaded = spacy.load(tmp_path / "pipeline")
     assert [starts(d) for d in reloaded.pipe(TEXTS)] == [starts(d) for d in nlp.pipe(TEXTS)]
 
@@ -258,7 +259,9 @@ def test_bytes_round_trip_restores_settings_and_boundaries(nlp, component):
 
 def test_saved_probe_is_the_one_used_after_loading(component):
     data = srsly.msgpack_loads(component.to_bytes())
-    data["probe"]["bias"] = 1e6  # every candidate gap becomes a boundary
+    arrays = data["probe"]["arrays"]
+    last_bias = max((k for k in arrays if k.startswith("b")), key=lambda k: int(k[1:]))
+    arrays[last_bias] = {"shape": [1], "data": np.asarray([1e6], "<f4").tobytes()}  # every gap a boundary
     nlp = spacy.blank("en")
     nlp.add_pipe("attention_segmenter").from_bytes(srsly.msgpack_dumps(data))
     assert [s.text for s in nlp("one two three four five").sents] == ["one", "two", "three", "four", "five"]
