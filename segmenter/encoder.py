@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from segmenter.errors import ModelNotFoundError, UnsupportedModelError
+from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -108,6 +108,19 @@ def _load(model: str | None):
     return tokenizer, encoder, name
 
 
+def resolve_device(device: str) -> torch.device:
+    """torch.device for `device`, or a ConfigError if it is malformed or not available here."""
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ConfigError(f"unknown device {device!r}; use cpu, cuda, cuda:N or mps") from exc
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"device {device!r} requested but no CUDA GPU is available; use --device cpu")
+    if resolved.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"device {device!r} requested but MPS is not available; use --device cpu")
+    return resolved
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -162,7 +175,7 @@ class Encoder:
         if hasattr(encoder, "pooler"):
             encoder.pooler = None
         self.loaded_layers = keep
-        self.device = torch.device(device)
+        self.device = resolve_device(device)
         self.model = encoder.to(self.device).eval()
         self.tokenizer = tokenizer
         self._backend = tokenizer.backend_tokenizer

@@ -172,3 +172,18 @@ def test_real_model_attention_rows_sum_to_one():
     capture = encoder.forward(ids, np.ones_like(ids), layers=(1, 3), attention_layers=(1, 3))
     np.testing.assert_allclose(capture.attentions.sum(-1), 1.0, atol=1e-5)
     assert capture.contexts.shape == (2, 1, ids.shape[1], 12, 32)
+
+
+def test_unavailable_device_is_a_config_error(tiny_bert_dir):
+    import torch
+
+    if torch.cuda.is_available():  # pragma: no cover - only on GPU machines
+        assert (
+            Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="cuda").encoder.device.type
+            == "cuda"
+        )
+        return
+    with pytest.raises(ConfigError, match="no CUDA GPU"):
+        Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="cuda")
+    with pytest.raises(ConfigError, match="unknown device"):
+        Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="toaster")
