@@ -200,7 +200,14 @@ def _progress(total: int, enabled: bool):
     type=click.FloatRange(0, 0.9),
     default=0.2,
     show_default=True,
-    help="Share of documents held out to pick the threshold.",
+    help="Share of documents held out to pick the thresholds.",
+)
+@click.option(
+    "--refit/--no-refit",
+    default=False,
+    show_default=True,
+    help="After picking thresholds, refit on every document (held-out ones included); the thresholds "
+    "still come from the first fit, which a refitted MLP may not honour.",
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--progress/--no-progress", default=True)
@@ -220,6 +227,7 @@ def train(
     window_size,
     stride,
     holdout,
+    refit,
     batch_size,
     progress,
 ):
@@ -248,6 +256,7 @@ def train(
             window=WindowConfig(size=window_size, stride=stride),
             conditions=CONDITIONS if conditions == "both" else (conditions,),
             kind=kind,
+            refit=refit,
             c=c,
             holdout=holdout,
             batch_size=batch_size,

@@ -163,7 +163,8 @@ class Encoder:
         self.name = name
         self.n_layers = len(blocks)
         self.n_heads = int(encoder.config.num_attention_heads)
-        self.head_dim = int(encoder.config.hidden_size) // self.n_heads
+        self.hidden_size = int(encoder.config.hidden_size)
+        self.head_dim = self.hidden_size // self.n_heads
         self.max_positions = int(getattr(encoder.config, "max_position_embeddings", 512))
         if encoder.config.model_type in ("roberta", "xlm-roberta", "camembert"):
             self.max_positions -= 2  # their positions start after the padding index

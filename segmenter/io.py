@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import codecs
 import os
+import secrets
 import signal
 import sys
-import tempfile
 import threading
 from pathlib import Path
 from typing import TextIO
@@ -21,6 +21,13 @@ from typing import TextIO
 from segmenter.errors import InputError, SegmenterError
 
 STDIO = "-"
+# Byte-order marks of the encodings whose text is full of NUL bytes (UTF-32 first: it starts like UTF-16).
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
 
 
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
@@ -34,6 +41,11 @@ def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> st
     label = "<stdin>" if name == STDIO else name
     data = _read_bytes(name)
     if b"\x00" in data and not codec.name.startswith(("utf-16", "utf-32")):  # name is normalised: u16 too
+        for bom, wide in _WIDE_BOMS:
+            if data.startswith(bom):
+                raise InputError(
+                    f"{label} is {wide} text (it starts with a byte-order mark); pass --encoding {wide}"
+                )
         raise InputError(f"{label} looks like a binary file (it contains NUL bytes); pass a text file")
     try:
         return data.decode(encoding, errors=errors)
@@ -84,22 +96,33 @@ class AtomicOutput:
                 raise InputError(f"output folder {path.parent} does not exist")
         except OSError as exc:  # a parent folder that cannot be entered
             raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
-        # The handler goes in before the temporary file exists: a SIGTERM in between would otherwise
-        # kill the process with the default action and leave the file behind.
+        # The handler goes in before the temporary file exists, and the file's name is known before it
+        # is created: a SIGINT/SIGTERM arriving at any moment then leaves no temporary file behind.
         if threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            self._tmp = Path(tmp)
-            self._stream = os.fdopen(handle, "w", encoding="utf-8", newline="")
+            self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
         except BaseException as exc:
             self._restore_handler()
             if self._tmp is not None:
                 self._tmp.unlink(missing_ok=True)
+                self._tmp = None
             if isinstance(exc, OSError):
                 raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
             raise
         return self._stream
+
+    def _create_temporary(self, path: Path) -> int:
+        """Create `.NAME.RANDOM.tmp` beside `path` (mode 0o666 less the umask, like any new file)."""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        while True:
+            self._tmp = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                return os.open(self._tmp, flags, 0o666)
+            except OSError as exc:
+                self._tmp = None  # not created, or not ours
+                if not isinstance(exc, FileExistsError):
+                    raise
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self._stream is None:
@@ -134,7 +157,7 @@ class _EncodableStdout:
             return self._stream.write(text)
         except UnicodeEncodeError as exc:
             raise SegmenterError(
-                f"stdout ({exc.encoding}) cannot encode {exc.object[exc.start : exc.end]!r}; "
+                f"stdout ({exc.encoding}) cannot encode {exc.object[exc.start : exc.end]!a}; "
                 "write to a file with -o (always UTF-8) or set PYTHONIOENCODING=utf-8"
             ) from exc
 

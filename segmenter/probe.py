@@ -10,7 +10,7 @@ scikit-learn is imported by `fit` alone. Feature extraction lives elsewhere.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +30,7 @@ class Probe:
     weights:     per layer (D_in, D_out) float32; the last layer has D_out = 1
     biases:      per layer (D_out,) float32
     meta:        free-form JSON-able description
+    source:      the folder it was loaded from (None when built in memory); not saved
     """
 
     mean: np.ndarray
@@ -37,6 +38,7 @@ class Probe:
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
     meta: dict = field(default_factory=dict)
+    source: str | None = None
 
     @property
     def dimension(self) -> int:
@@ -96,7 +98,7 @@ class Probe:
                 f"probe file {arrays_path} is corrupted ({exc}); retrain with `segmenter train`"
             ) from exc
         try:
-            return cls.from_arrays(arrays, meta)
+            return replace(cls.from_arrays(arrays, meta), source=str(folder))
         except (KeyError, ValueError) as exc:
             raise ProbeError(
                 f"probe file {arrays_path} is inconsistent ({exc}); retrain with `segmenter train`"

@@ -29,8 +29,9 @@ from segmenter.decode import Span, decode
 from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
 from segmenter.errors import ProbeError
 from segmenter.extract import window_stream
-from segmenter.features import WindowFeatures, sep_attention_score, similarity_score
+from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
 from segmenter.probe import Probe
+from segmenter.surface import FLAGS
 from segmenter.windows import GapAverager
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
@@ -55,14 +56,16 @@ def probe_dir_for(backbone: str) -> Path:
 
 def load_probe_for(backbone: str, probe: str | Path | Probe | None) -> Probe:
     if isinstance(probe, Probe):
-        return probe  # already loaded (e.g. restored by the spaCy component)
+        return probe
     folder = Path(probe) if probe is not None else probe_dir_for(backbone)
     if probe is None and not folder.is_dir():
         raise ProbeError(
             f"no trained probe for backbone {backbone!r} in {folder.parent}; train one with "
             f"`segmenter train --model {backbone}` or use --strategy sep-attention or similarity"
         )
-    return Probe.load(folder)
+    loaded = Probe.load(folder)
+    settings_from_meta(loaded.meta, source=str(folder / "meta.json"))  # refuse a garbled meta early
+    return loaded
 
 
 @dataclass(frozen=True)
@@ -110,17 +113,18 @@ class Segmenter:
                 if model is not None:
                     Encoder(model, device=device, max_layer=1)  # a missing model is the first thing to report
                 raise
-            self.features, self.window, default_threshold = settings_from_meta(self.probe.meta)
+            settings = settings_from_meta(self.probe.meta)
+            self.features, self.window = settings.features, settings.window
+            default_threshold, per_condition = settings.threshold, settings.thresholds
         else:
             self.features, default_threshold = UNSUPERVISED[strategy]
-            self.window = WindowConfig()
+            self.window, per_condition = WindowConfig(), {}
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
         # A probe tuned per condition gets the unpunctuated threshold on text with no case or punctuation.
-        per_condition = (self.probe.meta.get("thresholds") or {}) if self.probe is not None else {}
         self._decodings = {
-            condition: DecodeConfig(threshold=float(per_condition[condition]), max_chars=max_chars)
+            condition: DecodeConfig(threshold=per_condition[condition], max_chars=max_chars)
             if threshold is None and condition in per_condition
             else self.decoding
             for condition in ("clean", "corrupt")
@@ -131,7 +135,7 @@ class Segmenter:
                 size=self.encoder.max_positions, stride=self.encoder.max_positions // 2
             )
         if self.probe is not None:
-            check_probe_backbone(self.probe, self.encoder.name)
+            check_probe_fits(self.probe, self.features, self.encoder)
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -210,11 +214,22 @@ def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-def settings_from_meta(meta: dict) -> tuple[FeatureConfig, WindowConfig, float]:
-    """Feature config, window config and default threshold recorded in a probe's meta."""
+@dataclass(frozen=True)
+class ProbeSettings:
+    """What a probe's meta file says about running it."""
+
+    features: FeatureConfig
+    window: WindowConfig
+    threshold: float
+    thresholds: dict[str, float]  # per condition ("clean", "corrupt"), possibly empty
+
+
+def settings_from_meta(meta: dict, source: str = "the probe's meta") -> ProbeSettings:
+    """Feature config, window config and thresholds recorded in a probe's meta; ProbeError naming
+    `source` when a field is missing or malformed."""
     try:
         features = FeatureConfig(
-            layers=tuple(meta["layers"]),
+            layers=tuple(int(layer) for layer in meta["layers"]),
             vectors=bool(meta["vectors"]),
             signals=bool(meta["signals"]),
             span=int(meta["span"]),
@@ -224,15 +239,40 @@ def settings_from_meta(meta: dict) -> tuple[FeatureConfig, WindowConfig, float]:
         )
         window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
         threshold = float(meta["threshold"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ProbeError(f"probe meta lacks or garbles {exc}; retrain with `segmenter train`") from exc
-    return features, window, threshold
-
-
-def check_probe_backbone(probe: Probe, backbone: str) -> None:
-    trained_on = probe.meta.get("backbone")
-    if trained_on is not None and trained_on != backbone:
+        thresholds = {str(k): float(v) for k, v in (meta.get("thresholds") or {}).items()}
+        if not all(0.0 <= t <= 1.0 for t in [threshold, *thresholds.values()]):
+            raise ValueError("thresholds must lie between 0 and 1")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ProbeError(
-            f"probe was trained on backbone {trained_on!r} but the model is {backbone!r}; "
-            f"train one with `segmenter train --model {backbone}`"
+            f"{source} lacks or garbles a field ({exc}); retrain with `segmenter train`"
+        ) from exc
+    return ProbeSettings(features, window, threshold, thresholds)
+
+
+def expected_width(features: FeatureConfig, encoder: Encoder) -> int:
+    """Length of one gap's feature vector for `features` on `encoder`."""
+    layers = len(features.layers)
+    per_token = (
+        (len(SIGNALS) * encoder.n_heads * layers if features.signals else 0)
+        + (encoder.n_heads * encoder.head_dim * layers if features.vectors else 0)
+        + (encoder.hidden_size * layers if features.hidden else 0)
+        + (len(FLAGS) if features.surface else 0)
+    )
+    return 2 * features.context * per_token
+
+
+def check_probe_fits(probe: Probe, features: FeatureConfig, encoder: Encoder) -> None:
+    """Refuse, before any text is read, a probe made for another backbone or feature set."""
+    trained_on = probe.meta.get("backbone")
+    if trained_on is not None and trained_on != encoder.name:
+        raise ProbeError(
+            f"probe was trained on backbone {trained_on!r} but the model is {encoder.name!r}; "
+            f"train one with `segmenter train --model {encoder.name}`"
+        )
+    width = expected_width(features, encoder)
+    if probe.dimension != width:
+        where = "the probe" if probe.source is None else f"{Path(probe.source) / 'meta.json'}"
+        raise ProbeError(
+            f"{where} describes {width} features per gap but the probe's arrays take {probe.dimension}; "
+            "the probe files do not belong together, retrain with `segmenter train`"
         )

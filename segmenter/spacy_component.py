@@ -284,9 +284,13 @@ def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:
             i += 1
         if 0 < i < len(doc):
             found.add(i)
+    # alnum_before[i]: tokens 0..i-1 holding a letter or digit; one pass, so dropping stays linear
+    alnum_before = [0]
+    for token in doc:
+        alnum_before.append(alnum_before[-1] + any(char.isalnum() for char in token.text))
     kept, last = [], 0
     for i in sorted(found):
-        if any(char.isalnum() for char in doc[last:i].text):
+        if alnum_before[i] > alnum_before[last]:
             kept.append(i)
             last = i
     return kept

@@ -42,6 +42,7 @@ class TrainConfig:
     hidden_units: int = 128
     c: float = 0.005
     holdout: float = 0.2
+    refit: bool = False  # after choosing thresholds on the held-out share, refit on every document
     batch_size: int = 16
     seed: int = 0
 
@@ -149,6 +150,14 @@ def train_probe(
         threshold, _ = best_threshold(np.concatenate(list(probs.values())), all_labels)
         for condition, data in held_data.items():
             thresholds[condition], dev_scores[condition] = best_threshold(probs[condition], data.labels)
+        if config.refit:
+            everything = [*train_data.values(), *held_data.values()]
+            labels = np.concatenate([d.labels for d in everything])
+            features = np.concatenate([d.features for d in everything])
+            probe = fit(
+                features, labels, kind=config.kind, c=config.c, hidden=config.hidden_units, seed=config.seed
+            )
+            del features
     meta = {
         "backbone": encoder.name,
         "layers": list(config.features.layers),
@@ -167,6 +176,7 @@ def train_probe(
         "conditions": list(config.conditions),
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
+        "refit_on_all_documents": bool(config.refit and held_data),
         "n_train_gaps": int(labels.size),
         "n_train_boundaries": int(labels.sum()),
         "held_out_gap_scores": dev_scores,  # per condition, at that condition's threshold
