@@ -52,3 +52,30 @@ def real_encoder():
     from segmenter.encoder import Encoder
 
     return Encoder()
+
+
+@pytest.fixture(scope="session")
+def tiny_probe_dir(tiny_bert_dir, tmp_path_factory) -> Path:
+    """A probe trained on the tiny random model, so the probe strategy runs end to end quickly."""
+    from segmenter.config import FeatureConfig, WindowConfig
+    from segmenter.corpus import Document
+    from segmenter.encoder import Encoder
+    from segmenter.train import TrainConfig, train_probe
+
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
+    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+    config = TrainConfig(
+        features=FeatureConfig(layers=(1, 2), hidden=True), window=WindowConfig(16, 10), holdout=0.3
+    )
+    return train_probe(encoder, docs, config, ["synthetic"]).save(tmp_path_factory.mktemp("probe"))
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Small models gain little from threads, and on a shared machine they only contend."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

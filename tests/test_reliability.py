@@ -31,16 +31,14 @@ from invariants import assert_invariants
 
 from segmenter import cli
 from segmenter.cli import main, one_line
-from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document
-from segmenter.encoder import Encoder
 from segmenter.probe import Probe
 from segmenter.segmenter import Segmenter
-from segmenter.train import TrainConfig, train_probe
 
 SCALE = float(os.environ.get("SEGMENTER_FUZZ_SCALE", "1"))
 STRATEGIES = ("probe", "sep-attention", "similarity")
 SLOW_CHECKS = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def examples(n: int) -> int:
@@ -128,28 +126,6 @@ def test_generated_texts_reach_every_input_class():
 
 
 # -- the tiny random BERT, with all three strategies ---------------------------------------------------
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """The tiny model gains nothing from threads, and on a shared machine they only contend."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def tiny_probe_dir(tiny_bert_dir, tmp_path_factory):
-    """A probe trained on the tiny random model, so that the probe strategy runs end to end quickly."""
-    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
-    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
-    config = TrainConfig(
-        features=FeatureConfig(layers=(1, 2), hidden=True), window=WindowConfig(16, 10), holdout=0.3
-    )
-    return train_probe(encoder, docs, config, ["synthetic"]).save(tmp_path_factory.mktemp("probe"))
 
 
 @pytest.fixture(scope="module")

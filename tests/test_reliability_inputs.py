@@ -40,16 +40,7 @@ CJK_ENGLISH = (
     "The weather was fine.서울에서 만났다. 我们吃了饭，然后回家。It was late"
 )
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_torch_thread():
-    """Small models gain little from threads, and on a shared machine they only contend."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")

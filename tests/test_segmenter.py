@@ -9,11 +9,8 @@ from hypothesis import strategies as st
 from invariants import assert_invariants
 
 from segmenter import ConfigError, ProbeError, Segmenter, WindowConfig
-from segmenter.config import FeatureConfig
-from segmenter.corpus import Document
 from segmenter.encoder import Encoder
 from segmenter.probe import Probe
-from segmenter.train import TrainConfig, train_probe
 from segmenter.windows import GapAverager, plan
 
 SAMPLE = (
@@ -53,18 +50,6 @@ def test_window_config_rejects_stride_without_overlap():
 
 
 # -- a tiny random model (fast) --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def tiny_probe_dir(tiny_bert_dir, tmp_path_factory):
-    """A probe trained on the tiny random model, so the probe path runs end to end quickly."""
-    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
-    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
-    config = TrainConfig(
-        features=FeatureConfig(layers=(1, 2), hidden=True), window=WindowConfig(16, 10), holdout=0.3
-    )
-    probe = train_probe(encoder, docs, config, ["synthetic"])
-    return probe.save(tmp_path_factory.mktemp("probe"))
 
 
 @pytest.fixture(scope="module", params=["probe", "sep-attention", "similarity"])
