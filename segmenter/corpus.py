@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,7 +156,3 @@ def documents_from_raw_text(text: str, source: str, sentence_splitter) -> Iterat
             sentences = tuple(s for s in (_clean(s) for s in sentence_splitter(paragraph)) if s)
             if sentences:
                 yield Document(f"{source}-{number}", sentences)
-
-
-def flatten(docs: Iterable[Iterable[Document]]) -> list[Document]:
-    return [doc for group in docs for doc in group]

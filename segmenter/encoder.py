@@ -203,9 +203,6 @@ class Encoder:
             word_start[1:] = words[1:] != words[:-1]
         return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=token_flags(text, offsets))
 
-    def tokenize_many(self, texts: list[str]) -> list[Tokens]:
-        return [self.tokenize(t) for t in texts]
-
     @torch.inference_mode()
     def forward(
         self,
