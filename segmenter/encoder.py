@@ -35,7 +35,7 @@ class Tokens:
     ids:        (N,) int64 vocabulary ids
     offsets:    (N, 2) int64 character spans [start, end) into the original string
     word_start: (N,) bool, True where a token begins a new pre-tokenizer word (a candidate boundary)
-    surface:    (N, F) float32 flags read from the original characters (see `segmenter.surface`)
+    surface:    (N, F) float32 flags read from the original characters (see `segmenter.surface`), or None
     """
 
     ids: np.ndarray
@@ -190,10 +190,12 @@ class Encoder:
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id or 0)
 
-    def tokenize(self, text: str) -> Tokens:
-        """Tokenize `text` without special tokens; offsets index into `text` itself."""
-        # The Rust tokenizer refuses lone surrogates (e.g. from surrogateescape); U+FFFD stands in for
-        # them, one character for one, so offsets still index `text`.
+    def tokenize(self, text: str, surface: bool = False) -> Tokens:
+        """Tokenize `text` without special tokens; offsets index into `text` itself.
+
+        surface: also compute the case/punctuation flags of each token (a Python pass over the tokens,
+        so only when a probe reads them).
+        """
         enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
         offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
@@ -201,7 +203,8 @@ class Encoder:
         word_start = np.ones(len(ids), dtype=bool)
         if len(ids) > 1:
             word_start[1:] = words[1:] != words[:-1]
-        return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=token_flags(text, offsets))
+        flags = token_flags(text, offsets) if surface else None
+        return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=flags)
 
     @torch.inference_mode()
     def forward(

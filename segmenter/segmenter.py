@@ -63,9 +63,7 @@ def load_probe_for(backbone: str, probe: str | Path | Probe | None) -> Probe:
             f"no trained probe for backbone {backbone!r} in {folder.parent}; train one with "
             f"`segmenter train --model {backbone}` or use --strategy sep-attention or similarity"
         )
-    loaded = Probe.load(folder)
-    settings_from_meta(loaded.meta, source=str(folder / "meta.json"))  # refuse a garbled meta early
-    return loaded
+    return Probe.load(folder)
 
 
 @dataclass(frozen=True)
@@ -113,7 +111,12 @@ class Segmenter:
                 if model is not None:
                     Encoder(model, device=device, max_layer=1)  # a missing model is the first thing to report
                 raise
-            settings = settings_from_meta(self.probe.meta)
+            meta_file = (
+                "the probe's meta"
+                if self.probe.source is None
+                else str(Path(self.probe.source) / "meta.json")
+            )
+            settings = settings_from_meta(self.probe.meta, source=meta_file)
             self.features, self.window = settings.features, settings.window
             default_threshold, per_condition = settings.threshold, settings.thresholds
         else:
@@ -167,7 +170,7 @@ class Segmenter:
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
-        tokens = [self.encoder.tokenize(text) for text in texts]
+        tokens = [self.encoder.tokenize(text, surface=self.features.surface) for text in texts]
         averagers = [GapAverager(len(t)) for t in tokens]
         for window, features in window_stream(self.encoder, tokens, self.window, self.features, size):
             averagers[window.text].add(window, self.score_gaps(features))

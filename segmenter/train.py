@@ -70,7 +70,7 @@ def gap_data(
 
     A gap seen by several overlapping windows contributes one row per window.
     """
-    tokens = [encoder.tokenize(doc.text) for doc in docs]
+    tokens = [encoder.tokenize(doc.text, surface=features.surface) for doc in docs]
     gold = [set(doc.boundaries) for doc in docs]
     rows, labels, owners = [], [], []  # per window: (g, D) features, (g,) labels, (g,) document index
     for win, feats in window_stream(encoder, tokens, window, features, batch_size):
