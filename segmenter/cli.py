@@ -10,6 +10,7 @@ to a temporary file beside the target, renamed over it only when everything succ
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import click
 
-from segmenter.config import STRATEGIES
-from segmenter.io import AtomicOutput, read_input
+from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
+from segmenter.io import STDIO, AtomicOutput, iter_input
 
 _LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
 
@@ -27,6 +28,15 @@ _LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
 def one_line(text: str) -> str:
     """`text` with every whitespace run that holds a line break replaced by one space."""
     return _LINE_BREAKS.sub(" ", text)
+
+
+PRECISION_OPTION = click.option(
+    "--precision",
+    type=click.Choice(PRECISIONS),
+    default="auto",
+    show_default=True,
+    help="Encoder arithmetic; auto: bfloat16 where the hardware has it natively, else float32.",
+)
 
 
 def model_options(func):
@@ -42,6 +52,14 @@ def model_options(func):
             "--threshold", type=click.FloatRange(0, 1), default=None, help="Boundary probability cut-off."
         ),
         click.option("--device", default="cpu", show_default=True, help="torch device, e.g. cpu or cuda."),
+        PRECISION_OPTION,
+        click.option(
+            "--preset",
+            type=click.Choice(PRESETS),
+            default=DEFAULT_PRESET,
+            show_default=True,
+            help="Shipped probe: fast (layers 1-2) or accurate (layers 2-4); ignored with --probe.",
+        ),
         click.option(
             "--batch-size",
             type=click.IntRange(min=1),
@@ -89,22 +107,71 @@ def main() -> None:
 )
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only on a terminal).")
 def segment(
-    files, fmt, output, model, strategy, threshold, device, batch_size, probe, encoding, errors, progress
+    files,
+    fmt,
+    output,
+    model,
+    strategy,
+    threshold,
+    device,
+    precision,
+    preset,
+    batch_size,
+    probe,
+    encoding,
+    errors,
+    progress,
 ):
     """Split FILES (or stdin, or '-') into sentences."""
     from segmenter.errors import SegmenterError
 
     names = list(files) or ["-"]
     try:
-        texts = [read_input(name, encoding, errors) for name in names]  # fail before loading the model
-        segmenter = _build(model, strategy, threshold, device, batch_size, probe)
-        with AtomicOutput(output) as out, _progress(sum(map(len, texts)), progress) as bar:
-            for name, text, spans in zip(names, texts, segmenter.pipe(texts), strict=True):
+        for name in names:  # fail on a missing, unreadable or binary file before loading the model
+            if name != STDIO:
+                next(iter_input(name, encoding, errors), None)
+        segmenter = _build(model, strategy, threshold, device, batch_size, probe, precision, preset)
+        with AtomicOutput(output) as out, _progress(None, progress) as bar:
+            for name, spans in _segment_files(segmenter, names, encoding, errors, bar.update):
                 for line in _render(name, spans, fmt):
                     out.write(line)
-                bar.update(len(text))
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
+
+
+SMALL_FILE_CHARS = 1 << 20  # files up to this size are batched together; longer ones are streamed
+
+
+def _segment_files(segmenter, names: list[str], encoding: str, errors: str, progress) -> Iterator:
+    """(name, spans) per file, in order. Short files are segmented in groups (windows batched across
+    files); a file longer than one read is streamed (read, segmented and written piece by piece), so
+    memory stays flat however large it is."""
+    group: list[tuple[str, str]] = []
+
+    def flush():
+        texts = [text for _, text in group]
+        for (name, text), spans in zip(group, segmenter.pipe(texts), strict=True):
+            yield name, spans
+            progress(len(text))
+        group.clear()
+
+    for name in names:
+        chunks = iter_input(name, encoding, errors, chunk_bytes=SMALL_FILE_CHARS)
+        first, second = next(chunks, ""), next(chunks, None)
+        if second is None:
+            group.append((name, first))
+            if sum(len(text) for _, text in group) >= SMALL_FILE_CHARS:
+                yield from flush()
+            continue
+        yield from flush()
+        yield name, segmenter.segment_stream(_counted(itertools.chain([first, second], chunks), progress))
+    yield from flush()
+
+
+def _counted(chunks: Iterator[str], progress) -> Iterator[str]:
+    for chunk in chunks:
+        yield chunk
+        progress(len(chunk))
 
 
 def _render(name: str, spans, fmt: str) -> Iterator[str]:
@@ -116,15 +183,24 @@ def _render(name: str, spans, fmt: str) -> Iterator[str]:
             yield json.dumps(record, ensure_ascii=False) + "\n"
 
 
-def _build(model, strategy, threshold, device, batch_size, probe=None):
+def _build(
+    model, strategy, threshold, device, batch_size, probe=None, precision="auto", preset=DEFAULT_PRESET
+):
     from segmenter.segmenter import Segmenter
 
     return Segmenter(
-        model=model, strategy=strategy, threshold=threshold, device=device, batch_size=batch_size, probe=probe
+        model=model,
+        strategy=strategy,
+        threshold=threshold,
+        device=device,
+        batch_size=batch_size,
+        probe=probe,
+        precision=precision,
+        preset=preset,
     )
 
 
-def _progress(total: int, enabled: bool):
+def _progress(total: int | None, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(
@@ -210,6 +286,7 @@ def _progress(total: int, enabled: bool):
     "still come from the first fit, which a refitted MLP may not honour.",
 )
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
+@PRECISION_OPTION
 @click.option("--progress/--no-progress", default=True)
 def train(
     specs,
@@ -229,6 +306,7 @@ def train(
     holdout,
     refit,
     batch_size,
+    precision,
     progress,
 ):
     """Train a boundary probe and write it to --out (probe.npz + meta.json)."""
@@ -262,7 +340,7 @@ def train(
             batch_size=batch_size,
         )
         docs, sources = load_training_documents(specs)
-        encoder = Encoder(model, max_layer=max(layer_tuple))
+        encoder = Encoder(model, max_layer=max(layer_tuple), precision=precision)
         with _progress(0, progress) as bar:
             probe = train_probe(encoder, docs, config, sources, progress=bar.update)
         folder = probe.save(Path(out_dir))

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
+PRESETS = ("fast", "accurate")  # shipped probes per backbone: models/<backbone>/<preset>
+DEFAULT_PRESET = "fast"
+PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,13 @@ def check_strategy(strategy: str) -> str:
     if strategy not in STRATEGIES:
         raise ConfigError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     return strategy
+
+
+def check_preset(preset: str) -> str:
+    """Return `preset` if it is known, else raise a ConfigError listing the choices."""
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+    return preset
 
 
 def check_batch_size(batch_size: int) -> int:

@@ -10,11 +10,16 @@ Rules, in order: a gap at or above the threshold is a boundary; a blank line (a 
 two or more line breaks) always is; of two boundaries with no letter or digit between them only the
 more probable one stays (so a lone quote or bracket never becomes a segment); with `max_chars`, a
 longer segment is split at its most probable candidate gaps. This module never reads the model.
+
+`Decoder` applies these rules incrementally, to a text that arrives in pieces with its candidates, and
+emits each span as soon as no later input can change it; `decode` runs it on a whole text at once, so
+a text decoded in one piece or streamed gives the same spans.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,75 +63,219 @@ def blank_line_boundaries(text: str) -> list[int]:
 
 def decode(text: str, offsets: np.ndarray, probs: np.ndarray, config: DecodeConfig) -> list[Span]:
     """Spans of `text` from candidate boundary `offsets` (G,) and their probabilities `probs` (G,)."""
-    scores: dict[int, float] = {}
-    for offset, prob in zip(offsets.tolist(), probs.tolist(), strict=True):
-        if prob >= config.threshold and 0 < offset < len(text):
-            scores[offset] = max(scores.get(offset, 0.0), prob)
-    for offset in blank_line_boundaries(text):
-        scores[offset] = FORCED
-    chosen = _suppress_empty(text, scores)
-    if config.max_chars is not None:
-        chosen = _cap_length(text, chosen, offsets, probs, config.max_chars)
-    return _spans(text, chosen)
+    offsets = np.asarray(offsets, dtype=np.int64).reshape(-1)
+    probs = np.asarray(probs, dtype=np.float64).reshape(-1)
+    order = np.argsort(offsets, kind="stable")
+    decoder = Decoder(config)
+    decoder.add_text(text, blank_line_boundaries(text))
+    decoder.add_candidates(offsets[order], probs[order])
+    return list(decoder.finish())
 
 
-def _suppress_empty(text: str, scores: dict[int, float]) -> dict[int, float]:
-    """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.
+class Decoder:
+    """The decoding rules applied to a stream: text pieces and candidates in, final spans out.
 
-    Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
-    at the start of the text, or after it at the end, is dropped unless forced. Linear in len(text):
-    each character is looked at once, however many boundaries a run without letters or digits holds.
+    Feed, in any interleaving: `add_text(piece, forced)` with consecutive pieces of the text and the
+    blank-line boundaries inside them (global offsets), and `add_candidates(offsets, probs)` with
+    candidates in increasing offset order. `advance(upto)` says every candidate before offset `upto`
+    has been given and yields the spans that are now final; `finish()` ends the text. `config` may be
+    replaced until the first `advance`. Memory holds only the text and candidates after the last final
+    boundary.
     """
-    kept: dict[int, float] = {}
-    last = 0  # the last kept boundary (0 while none is kept)
-    scanned = 0  # text[last:scanned] has been looked at ...
-    alnum = False  # ... and this says whether it holds a letter or digit
-    for offset in sorted(scores):
-        score = scores[offset]
-        alnum = alnum or any(map(str.isalnum, text[scanned:offset]))
-        scanned = offset
-        if score >= FORCED or alnum:
-            if kept and kept[last] < FORCED and not alnum:
-                del kept[last]  # a forced boundary displaces a weaker one right before it
-            kept[offset] = score
-        elif kept and kept[last] < score:
-            del kept[last]
-            kept[offset] = score
+
+    def __init__(self, config: DecodeConfig):
+        self.config = config
+        self._text = ""  # the text from global offset self._base on
+        self._base = 0
+        self._forced: list[int] = []  # blank-line boundaries not yet processed, increasing
+        self._cand_offsets: list[np.ndarray] = []  # candidates after the open segment's start
+        self._cand_probs: list[np.ndarray] = []
+        self._queue: list[tuple[int, float]] = []  # candidates not yet processed
+        self._done = 0  # every event before this offset has been processed
+        # suppression state (see `_suppress`): the last kept boundary that a later one may still displace
+        self._last: tuple[int, float] | None = None
+        self._alnum = False  # whether text[last : scanned] holds a letter or digit
+        self._scanned = 0
+        self._edge = 0  # start of the open segment: the last boundary that nothing can remove
+        self._edge_score = 1.0
+        self._pending_segments: list[tuple[int, float, int]] = []  # final, not yet turned into spans
+
+    @property
+    def _end(self) -> int:
+        return self._base + len(self._text)
+
+    def add_text(self, piece: str, forced: list[int] = ()) -> None:
+        """Append the next piece of text; `forced`: blank-line boundaries inside it (global offsets)."""
+        self._text += piece
+        self._forced.extend(forced)
+
+    def add_candidates(self, offsets: np.ndarray, probs: np.ndarray) -> None:
+        """Append candidates (G,) offsets and (G,) probabilities, after every candidate given before."""
+        if len(offsets) == 0:
+            return
+        self._cand_offsets.append(np.asarray(offsets, dtype=np.int64))
+        self._cand_probs.append(np.asarray(probs, dtype=np.float64))
+        self._queue.extend(zip(offsets.tolist(), probs.tolist(), strict=True))
+
+    def advance(self, upto: int) -> Iterator[Span]:
+        """Spans that are final once every candidate before `upto` is known."""
+        self._process(upto)
+        yield from self._flush()
+
+    def finish(self) -> Iterator[Span]:
+        """The remaining spans, at the end of the text."""
+        end = self._end
+        self._queue = [(o, p) for o, p in self._queue if o < end]
+        self._process(end)
+        if (
+            self._last is not None
+            and self._last[1] < FORCED
+            and not self._alnum
+            and not _has_alnum(self._slice(self._scanned, end))
+        ):
+            self._last = None  # nothing but punctuation after it: a lone quote or bracket never is a segment
+        if self._last is not None:
+            self._commit(*self._last)
+            self._last = None
+        yield from self._close_segment(end)
+
+    # -- internals ----------------------------------------------------------------------------------
+
+    def _slice(self, start: int, end: int) -> str:
+        return self._text[start - self._base : end - self._base]
+
+    def _process(self, upto: int) -> None:
+        """Apply threshold and suppression to every event (candidate or blank line) before `upto`."""
+        events: dict[int, float] = {}
+        keep_queue, keep_forced = [], []
+        threshold = self.config.threshold
+        for offset, prob in self._queue:
+            if offset >= upto:
+                keep_queue.append((offset, prob))
+            elif prob >= threshold and offset > 0:
+                events[offset] = max(events.get(offset, 0.0), prob)
+        for offset in self._forced:
+            if offset < upto:
+                events[offset] = FORCED
+            else:
+                keep_forced.append(offset)
+        self._queue, self._forced = keep_queue, keep_forced
+        for offset in sorted(events):
+            self._suppress(offset, events[offset])
+        self._done = max(self._done, upto)
+
+    def _suppress(self, offset: int, score: float) -> None:
+        """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.
+
+        Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
+        at the start of the text is dropped unless forced. Each character is looked at once.
+        """
+        self._alnum = self._alnum or _has_alnum(self._slice(self._scanned, offset))
+        self._scanned = offset
+        last = self._last
+        if score >= FORCED or self._alnum:
+            if last is not None and (last[1] >= FORCED or self._alnum):
+                self._commit(*last)  # nothing later can displace it any more
+            # else: a forced boundary displaces a weaker one right before it
+            self._last = (offset, score)
+        elif last is not None and last[1] < score:
+            self._last = (offset, score)
         else:
-            continue
-        last, alnum = offset, False
-    if kept and kept[last] < FORCED and not alnum and not any(map(str.isalnum, text[scanned:])):
-        del kept[last]  # nothing but punctuation after it: a lone quote or bracket never is a segment
-    return kept
+            return
+        self._alnum = False
+
+    def _commit(self, offset: int, score: float) -> None:
+        """`offset` is a boundary for good: the open segment ends there."""
+        self._pending_segments.append((self._edge, self._edge_score, offset))
+        self._edge, self._edge_score = offset, score
+
+    def _flush(self) -> Iterator[Span]:
+        for start, score, end in self._take_segments():
+            yield from self._segment_spans(start, score, end)
+        self._trim()
+
+    def _close_segment(self, end: int) -> Iterator[Span]:
+        segments = [*self._take_segments(), (self._edge, self._edge_score, end)]
+        for start, score, stop in segments:
+            yield from self._segment_spans(start, score, stop)
+        self._edge = end
+        self._trim()
+
+    def _take_segments(self) -> list[tuple[int, float, int]]:
+        segments, self._pending_segments = self._pending_segments, []
+        return segments
+
+    def _segment_spans(self, start: int, score: float, end: int) -> Iterator[Span]:
+        """Spans of the final segment text[start:end] (split further when longer than max_chars)."""
+        edges = {start: score}
+        if self.config.max_chars is not None and end - start > self.config.max_chars:
+            offsets, probs = self._candidates_between(start, end)
+            edges.update(_cap_length(start, end, offsets, probs, self.config.max_chars))
+        points = sorted(edges)
+        for a, b in zip(points, [*points[1:], end], strict=True):
+            span = _strip(self._slice(a, b), a, min(edges[a], 1.0))
+            if span is not None:
+                yield span
+
+    def _candidates_between(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        if not self._cand_offsets:
+            return np.zeros(0, np.int64), np.zeros(0)
+        offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
+        self._cand_offsets, self._cand_probs = [offsets], [probs]
+        inside = (offsets > start) & (offsets < end)
+        return offsets[inside], probs[inside]
+
+    def _trim(self) -> None:
+        """Drop the text and candidates before the open segment's start."""
+        cut = min(self._edge, self._scanned)
+        if cut - self._base > max(len(self._text) // 2, 1024):
+            self._text = self._text[cut - self._base :]
+            self._base = cut
+        if len(self._cand_offsets) > 64 or (self._cand_offsets and self._cand_offsets[0][0] < self._edge):
+            offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
+            keep = offsets > self._edge
+            self._cand_offsets, self._cand_probs = [offsets[keep]], [probs[keep]]
+
+
+def _has_alnum(text: str) -> bool:
+    return any(map(str.isalnum, text))
+
+
+def _strip(piece: str, start: int, score: float) -> Span | None:
+    """The span of `piece` (which starts at global offset `start`) without surrounding whitespace."""
+    stripped = piece.strip()
+    if not stripped:
+        return None
+    lead = len(piece) - len(piece.lstrip())
+    return Span(start + lead, start + lead + len(stripped), stripped, score)
 
 
 def _cap_length(
-    text: str, chosen: dict[int, float], offsets: np.ndarray, probs: np.ndarray, max_chars: int
+    start: int, end: int, offsets: np.ndarray, probs: np.ndarray, max_chars: int
 ) -> dict[int, float]:
-    """Split every segment longer than max_chars at its most probable candidate gaps."""
-    chosen = dict(chosen)
-    offsets, probs = np.asarray(offsets, dtype=np.int64), np.asarray(probs, dtype=np.float64)
+    """Cuts splitting the segment [start, end) into pieces of at most max_chars, each at the most
+    probable candidate gap inside the piece being split (ties: the earlier candidate); `offsets` (G,)
+    increasing, all inside the segment."""
+    cuts: dict[int, float] = {}
+    if len(offsets) == 0:
+        return cuts
     rank = np.empty(len(probs), dtype=np.int64)  # 0 = most probable; ties: the earlier candidate
     rank[np.argsort(-probs, kind="stable")] = np.arange(len(probs))
-    by_offset = np.argsort(offsets, kind="stable")
-    sorted_offsets = offsets[by_offset]
-    best = _RangeArgmin(rank[by_offset])
-    edges = [0, *sorted(chosen), len(text)]
-    for start, end in zip(edges[:-1], edges[1:], strict=True):
-        pending = [(start, end)]
-        while pending:
-            a, b = pending.pop()
-            if b - a <= max_chars:
-                continue
-            lo = int(np.searchsorted(sorted_offsets, a, side="right"))  # candidates with a < offset < b
-            hi = int(np.searchsorted(sorted_offsets, b, side="left"))
-            if lo >= hi:
-                continue  # no candidate gap (one long word): leave it whole
-            i = int(by_offset[best(lo, hi)])
-            cut = int(offsets[i])
-            chosen[cut] = float(probs[i])
-            pending += [(a, cut), (cut, b)]
-    return chosen
+    best = _RangeArgmin(rank)
+    pending = [(start, end)]
+    while pending:
+        a, b = pending.pop()
+        if b - a <= max_chars:
+            continue
+        lo = int(np.searchsorted(offsets, a, side="right"))  # candidates with a < offset < b
+        hi = int(np.searchsorted(offsets, b, side="left"))
+        if lo >= hi:
+            continue  # no candidate gap (one long word): leave it whole
+        i = best(lo, hi)
+        cut = int(offsets[i])
+        cuts[cut] = float(probs[i])
+        pending += [(a, cut), (cut, b)]
+    return cuts
 
 
 class _RangeArgmin:
@@ -145,17 +294,3 @@ class _RangeArgmin:
         k = (hi - lo).bit_length() - 1
         left, right = self.levels[k][lo], self.levels[k][hi - 2**k]
         return int(left if self.values[left] <= self.values[right] else right)
-
-
-def _spans(text: str, boundaries: dict[int, float]) -> list[Span]:
-    spans = []
-    edges = [0, *sorted(boundaries), len(text)]
-    for start, end in zip(edges[:-1], edges[1:], strict=True):
-        score = min(boundaries.get(start, 1.0), 1.0)
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start < end:
-            spans.append(Span(start, end, text[start:end], score))
-    return spans

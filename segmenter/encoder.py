@@ -7,12 +7,16 @@ for the layers asked for:
 - contexts:   each head's context vector softmax(QK^T/sqrt(d))V, before the output projection
 - attentions: the attention probabilities themselves, computed from the captured queries and keys
               (so the model keeps its fast SDPA kernel and attention is only materialised where read)
+- summaries:  three columns of those probabilities per head, reduced in torch without leaving the
+              batch (attention each token receives, attention it sends to [CLS] and to the final
+              [SEP]); what inference reads, at a fraction of the memory traffic of full matrices
 
 This module knows nothing about sentences, windows or features.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -21,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from segmenter.config import PRECISIONS
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.surface import token_flags
 
@@ -55,12 +60,19 @@ class Capture:
     contexts:   (L, B, T, H, d_head) float32 per-head context vectors, or None
     attentions: (L, B, H, T, T) float32 attention probabilities (rows sum to 1 over real keys), or None
     hidden:     (L, B, T, D) float32 outputs of the blocks (the residual stream), or None
+    summaries:  (L, B, 3, H, T) float32 per key token t, or None: SUMMARY[0] = mean attention t receives
+                over the row's real queries, SUMMARY[1] = attention t sends to the row's final [SEP],
+                SUMMARY[2] = attention t sends to [CLS] (position 0)
     """
 
     layers: tuple[int, ...]
     contexts: np.ndarray | None
     attentions: np.ndarray | None
     hidden: np.ndarray | None = None
+    summaries: np.ndarray | None = None
+
+
+SUMMARY = ("received", "to_sep", "to_cls")
 
 
 def packaged_model_path() -> Path:
@@ -121,6 +133,34 @@ def resolve_device(device: str) -> torch.device:
     return resolved
 
 
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """ "float32" or "bfloat16" for `precision` on `device`; a ConfigError names the choices.
+
+    auto: bfloat16 where the hardware multiplies it natively (CPUs with AVX512-BF16 or AMX, CUDA GPUs
+    that support it), where it runs the encoder about 2.5x faster; float32 elsewhere, where emulated
+    bfloat16 would be slower.
+    """
+    if precision not in PRECISIONS:
+        raise ConfigError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    if precision != "auto":
+        return precision
+    return "bfloat16" if native_bfloat16(device) else "float32"
+
+
+@functools.cache
+def native_bfloat16(device: torch.device) -> bool:
+    """Whether `device` does bfloat16 arithmetic in hardware."""
+    if device.type == "cuda":
+        return bool(torch.cuda.is_bf16_supported())
+    if device.type != "cpu":
+        return False
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:  # not Linux: stay with float32
+        return False
+    return any(flag in cpuinfo.split() for flag in ("avx512_bf16", "amx_bf16"))
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
@@ -153,7 +193,15 @@ class Encoder:
     (6, 12, 32)
     """
 
-    def __init__(self, model: str | None = None, device: str = "cpu", max_layer: int | None = None):
+    def __init__(
+        self,
+        model: str | None = None,
+        device: str = "cpu",
+        max_layer: int | None = None,
+        precision: str = "auto",
+    ):
+        resolved_device = resolve_device(device)
+        self.precision = resolve_precision(precision, resolved_device)
         tokenizer, encoder, name = _load(model)
         if not getattr(tokenizer, "is_fast", False):
             raise UnsupportedModelError(
@@ -176,8 +224,9 @@ class Encoder:
         if hasattr(encoder, "pooler"):
             encoder.pooler = None
         self.loaded_layers = keep
-        self.device = resolve_device(device)
-        self.model = encoder.to(self.device).eval()
+        self.device = resolved_device
+        dtype = torch.bfloat16 if self.precision == "bfloat16" else torch.float32
+        self.model = encoder.to(self.device, dtype=dtype).eval()
         self.tokenizer = tokenizer
         self._backend = tokenizer.backend_tokenizer
         self._backend.no_truncation()
@@ -215,15 +264,17 @@ class Encoder:
         attention_layers: tuple[int, ...] = (),
         contexts: bool = True,
         hidden: bool = False,
+        summary_layers: tuple[int, ...] = (),
     ) -> Capture:
         """Run a batch through the needed blocks and capture the requested layers.
 
         input_ids, attention_mask: (B, T) arrays with [CLS]/[SEP] already in place.
         layers: 1-based layers whose context vectors are returned (ascending).
         attention_layers: 1-based layers whose attention probabilities are returned (subset of `layers`).
+        summary_layers: 1-based layers whose attention summaries (see `Capture`) are returned.
         contexts / hidden: whether to return per-head context vectors / block outputs of `layers`.
         """
-        wanted = tuple(sorted(set(layers) | set(attention_layers)))
+        wanted = tuple(sorted(set(layers) | set(attention_layers) | set(summary_layers)))
         if not wanted or wanted[-1] > self.loaded_layers or wanted[0] < 1:
             raise UnsupportedModelError(
                 f"layers {wanted} are outside 1..{self.loaded_layers} loaded for {self.name!r}"
@@ -242,7 +293,7 @@ class Encoder:
                 hooks.append(
                     blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
                 )
-            if layer in attention_layers:
+            if layer in attention_layers or layer in summary_layers:
                 hooks.append(attn.query.register_forward_hook(_keep(store, ("q", layer))))
                 hooks.append(attn.key.register_forward_hook(_keep(store, ("k", layer))))
         # Blocks after the last wanted one need not run at all.
@@ -262,21 +313,53 @@ class Encoder:
             ctx = ctx.reshape(len(layers), batch, length, self.n_heads, self.head_dim).float().cpu().numpy()
         att = None
         if attention_layers:
-            keep = mask.bool()[:, None, None, :]  # (B, 1, 1, T): which keys are real
-            probs = []
-            for layer in attention_layers:
-                q = store[("q", layer)].view(batch, length, self.n_heads, self.head_dim).transpose(1, 2)
-                k = store[("k", layer)].view(batch, length, self.n_heads, self.head_dim).transpose(1, 2)
-                scores = (q @ k.transpose(-1, -2)) * self.head_dim**-0.5  # (B, H, T, T)
-                scores = scores.masked_fill(~keep, float("-inf"))
-                probs.append(torch.softmax(scores.float(), dim=-1))
-            att = torch.stack(probs).cpu().numpy()  # (L, B, H, T, T)
+            att = (
+                torch.stack([self._attention(store, layer, mask) for layer in attention_layers]).cpu().numpy()
+            )  # (L, B, H, T, T)
+        summaries = None
+        if summary_layers:
+            summaries = (
+                torch.stack(
+                    [_summarise(self._attention(store, layer, mask), mask) for layer in summary_layers]
+                )
+                .cpu()
+                .numpy()
+            )  # (L, B, 3, H, T)
         hid = None
         if hidden and layers:
             hid = (
                 torch.stack([store[("hid", layer)] for layer in layers]).float().cpu().numpy()
             )  # (L, B, T, D)
-        return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid)
+        return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
+
+    def _attention(self, store: dict, layer: int, mask: torch.Tensor) -> torch.Tensor:
+        """(B, H, T, T) float32 attention probabilities of `layer` from its captured queries and keys."""
+        batch, length = mask.shape
+        heads, dim = self.n_heads, self.head_dim
+        q = store[("q", layer)].float().view(batch, length, heads, dim).transpose(1, 2)  # (B, H, T, d)
+        k = store[("k", layer)].float().view(batch, length, heads, dim).transpose(1, 2)
+        padding = torch.zeros((batch, 1, length), dtype=q.dtype, device=q.device)
+        padding.masked_fill_(~mask.bool()[:, None, :], float("-inf"))
+        # scores = q k^T / sqrt(d) + padding, in one batched GEMM: (B*H, T, T)
+        scores = torch.baddbmm(
+            padding.repeat_interleave(heads, dim=0),
+            q.reshape(batch * heads, length, dim),
+            k.reshape(batch * heads, length, dim).transpose(1, 2),
+            alpha=dim**-0.5,
+        )
+        return torch.softmax(scores, dim=-1).view(batch, heads, length, length)
+
+
+def _summarise(probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """(B, 3, H, T) summary (see `Capture.summaries`) of (B, H, T, T) probabilities; mask (B, T)."""
+    real = mask.to(probs.dtype)  # (B, T): which queries are real
+    weights = (real / real.sum(-1, keepdim=True))[:, None, None, :]  # (B, 1, 1, T)
+    received = (weights @ probs).squeeze(2)  # (B, H, T): mean over the real queries
+    last = (mask.sum(-1) - 1).clamp(min=0)  # (B,) position of each row's final [SEP]
+    index = last[:, None, None, None].expand(probs.shape[0], probs.shape[1], probs.shape[2], 1)
+    to_sep = probs.gather(-1, index).squeeze(-1)  # (B, H, T)
+    to_cls = probs[..., 0]  # (B, H, T)
+    return torch.stack([received, to_sep, to_cls], dim=1)
 
 
 def _keep(store: dict, key: tuple[str, int], first: bool | None = False):

@@ -1,17 +1,19 @@
-"""Run the windows of many texts through the encoder and yield each window's gap features.
+"""Run encoder windows through the model and hand back each window's gap features.
 
-Shared by inference (`Segmenter`) and training (`segmenter.train`): windows from all texts are sorted by
-length (to limit padding), batched, run once, and handed back with their features. Scoring, averaging
-and decoding happen in the callers.
+Shared by inference (`Segmenter`, `segmenter.stream`) and training (`segmenter.train`): `window_stream`
+sorts the windows of many texts by length (to limit padding), batches them and runs each batch once;
+`run_batch` runs one batch. Scoring, averaging and decoding happen in the callers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+import numpy as np
+
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.encoder import Encoder, Tokens
-from segmenter.features import WindowFeatures, needs_attention, window_features
+from segmenter.features import WindowFeatures, batch_contrast, needs_attention, window_features
 from segmenter.windows import Window, batch_inputs, plan
 
 
@@ -25,16 +27,26 @@ def window_stream(
     """(window, features) for every window of every text with at least two tokens (any order)."""
     windows = [w for i, t in enumerate(tokens) for w in plan(len(t), window, text=i) if len(w) >= 2]
     windows.sort(key=len)
-    attention_layers = features.layers if needs_attention(features) else ()
     for start in range(0, len(windows), batch_size):
-        batch = windows[start : start + batch_size]
-        ids, mask = batch_inputs(
-            [t.ids for t in tokens], batch, encoder.cls_id, encoder.sep_id, encoder.pad_id
-        )
-        capture = encoder.forward(
-            ids, mask, layers=features.layers, attention_layers=attention_layers, hidden=features.hidden
-        )
-        for row, win in enumerate(batch):
-            surface = tokens[win.text].surface
-            flags = None if surface is None else surface[win.start : win.end]
-            yield win, window_features(capture, row, len(win), features, flags)
+        yield from run_batch(encoder, tokens, windows[start : start + batch_size], features)
+
+
+def run_batch(
+    encoder: Encoder, tokens: list[Tokens], batch: list[Window], features: FeatureConfig
+) -> Iterator[tuple[Window, WindowFeatures]]:
+    """(window, features) for each window of `batch`, run through the encoder as one batch;
+    `tokens[w.text]` holds the tokens of window w."""
+    summary_layers = features.layers if needs_attention(features) else ()
+    ids, mask = batch_inputs([t.ids for t in tokens], batch, encoder.cls_id, encoder.sep_id, encoder.pad_id)
+    capture = encoder.forward(
+        ids, mask, layers=features.layers, summary_layers=summary_layers, hidden=features.hidden
+    )
+    contrast = None
+    if features.signals:
+        lengths = np.asarray([len(w) for w in batch])
+        contrast = batch_contrast(capture.contexts, lengths, features.span)  # (L, B, H, N)
+    for row, win in enumerate(batch):
+        surface = tokens[win.text].surface
+        flags = None if surface is None else surface[win.start : win.end]
+        row_contrast = None if contrast is None else contrast[:, row]
+        yield win, window_features(capture, row, len(win), features, flags, row_contrast)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from segmenter.config import FeatureConfig
 from segmenter.encoder import Capture
@@ -69,21 +70,24 @@ def needs_attention(config: FeatureConfig) -> bool:
 
 
 def window_features(
-    capture: Capture, row: int, n: int, config: FeatureConfig, surface: np.ndarray | None = None
+    capture: Capture,
+    row: int,
+    n: int,
+    config: FeatureConfig,
+    surface: np.ndarray | None = None,
+    contrast: np.ndarray | None = None,
 ) -> WindowFeatures:
-    """Features of the n text tokens in batch row `row` of `capture`; `surface` (n, F) are their flags."""
-    contexts = capture.contexts[:, row, 1 : n + 1]  # (L, n, H, d)
+    """Features of the n text tokens in batch row `row` of `capture`; `surface` (n, F) are their flags,
+    `contrast` the row's slice of `batch_contrast` (needed when `config.signals`)."""
     vectors = None
     if config.vectors:
+        contexts = capture.contexts[:, row, 1 : n + 1]  # (L, n, H, d)
         vectors = np.ascontiguousarray(contexts.transpose(1, 0, 2, 3)).reshape(n, -1)
     signals = None
     if config.signals:
-        attention = capture.attentions[:, row, :, : n + 2, : n + 2]  # (L, H, n+2, n+2) real part
-        received = attention[:, :, :, 1 : n + 1].mean(axis=2)  # (L, H, n)
-        to_sep = attention[:, :, 1 : n + 1, n + 1]  # (L, H, n)
-        to_cls = attention[:, :, 1 : n + 1, 0]  # (L, H, n)
-        contrast = similarity_contrast(contexts, config.span)  # (L, H, n)
-        signals = np.stack([received, to_sep, to_cls, contrast]).transpose(3, 0, 1, 2)  # (n, S, L, H)
+        summary = capture.summaries[:, row, :, :, 1 : n + 1]  # (L, 3, H, n): received, to_sep, to_cls
+        gaps = contrast[:, :, :n, None].transpose(0, 3, 1, 2)  # (L, 1, H, n)
+        signals = np.concatenate([summary, gaps], axis=1).transpose(3, 1, 0, 2)  # (n, S, L, H)
     hidden = None
     if config.hidden:
         hidden = np.ascontiguousarray(capture.hidden[:, row, 1 : n + 1].transpose(1, 0, 2)).reshape(n, -1)
@@ -91,33 +95,40 @@ def window_features(
     return WindowFeatures(signals=signals, vectors=vectors, hidden=hidden, surface=flags)
 
 
-def similarity_contrast(contexts: np.ndarray, span: int) -> np.ndarray:
-    """(L, H, n) contrast at the gap after each token; the last token (no gap after it) gets 0.
+@torch.inference_mode()
+def batch_contrast(contexts: np.ndarray, lengths: np.ndarray, span: int) -> np.ndarray:
+    """(L, B, H, N) similarity contrast at the gap after each text token of every row of a batch.
 
-    contexts: (L, n, H, d) per-head context vectors of n consecutive tokens.
-    Mean cosine similarity of a block of m unit vectors, self-pairs included, is |sum|^2 / m^2, and
-    across two blocks it is <sum_left, sum_right> / (m_left m_right); prefix sums make every gap O(d).
+    contexts: (L, B, T, H, d) per-head context vectors, [CLS] at position 0 and text tokens from 1.
+    lengths:  (B,) text tokens per row (n_b <= N = T - 2); a row's last token and its padding get 0.
+    For the gap after text token g-1 (prefix index g), with left block [g - span, g) and right block
+    [g, min(g + span, n_b)): mean cosine similarity inside each block, self-pairs included, minus the
+    mean similarity across them. The mean similarity of m unit vectors is |sum|^2 / m^2, and across two
+    blocks <sum_left, sum_right> / (m_left m_right); prefix sums make every gap O(d).
     """
-    n_layers, n, n_heads, _ = contexts.shape
-    out = np.zeros((n_layers, n_heads, n), dtype=np.float32)
-    if n < 2:
+    n_layers, batch, width, n_heads, _ = contexts.shape
+    n_max = width - 2
+    out = np.zeros((n_layers, batch, n_heads, max(n_max, 0)), dtype=np.float32)
+    if n_max < 2:
         return out
-    norms = np.linalg.norm(contexts, axis=-1, keepdims=True)
-    unit = contexts / np.maximum(norms, 1e-6)
-    prefix = np.zeros((n_layers, n + 1, n_heads, unit.shape[-1]), dtype=np.float64)
-    np.cumsum(unit, axis=1, out=prefix[:, 1:])
-    gap = np.arange(1, n)  # gap after token t-1 sits at prefix index t
-    lo = np.maximum(gap - span, 0)
-    hi = np.minimum(gap + span, n)
-    left = prefix[:, gap] - prefix[:, lo]  # (L, n-1, H, d)
-    right = prefix[:, hi] - prefix[:, gap]
-    m_left = (gap - lo)[None, :, None].astype(np.float64)
-    m_right = (hi - gap)[None, :, None].astype(np.float64)
-    within_left = (left**2).sum(-1) / m_left**2
-    within_right = (right**2).sum(-1) / m_right**2
+    text = torch.from_numpy(np.ascontiguousarray(contexts[:, :, 1 : n_max + 1]))  # (L, B, N, H, d)
+    unit = torch.nn.functional.normalize(text, dim=-1, eps=1e-6)
+    prefix = torch.zeros((n_layers, batch, n_max + 1, *unit.shape[3:]), dtype=unit.dtype)
+    torch.cumsum(unit, dim=2, out=prefix[:, :, 1:])
+    gap = torch.arange(1, n_max)  # (N-1,) prefix index of the gap after token g-1
+    lo = (gap - span).clamp(min=0)
+    hi = torch.minimum(gap[None, :] + span, torch.as_tensor(lengths)[:, None]).clamp(min=1)  # (B, N-1)
+    hi = torch.maximum(hi, gap[None, :])  # padding gaps: an empty right block, masked below
+    index = hi[None, :, :, None, None].expand(n_layers, batch, n_max - 1, *unit.shape[3:])
+    left = prefix[:, :, gap] - prefix[:, :, lo]  # (L, B, N-1, H, d)
+    right = prefix.gather(2, index) - prefix[:, :, gap]
+    m_left = (gap - lo).float()[None, None, :, None]  # (1, 1, N-1, 1)
+    m_right = (hi - gap).float().clamp(min=1)[None, :, :, None]  # (1, B, N-1, 1)
+    within = 0.5 * ((left**2).sum(-1) / m_left**2 + (right**2).sum(-1) / m_right**2)
     across = (left * right).sum(-1) / (m_left * m_right)
-    contrast = 0.5 * (within_left + within_right) - across  # (L, n-1, H)
-    out[:, :, : n - 1] = contrast.transpose(0, 2, 1)
+    contrast = (within - across).permute(0, 1, 3, 2)  # (L, B, H, N-1)
+    real = gap[None, :] < torch.as_tensor(lengths)[:, None]  # (B, N-1): gap inside row b's text
+    out[:, :, :, : n_max - 1] = (contrast * real[None, :, None, :]).numpy()
     return out
 
 

@@ -1,26 +1,33 @@
-"""Read input files into text and write output files atomically, with one-line errors.
+"""Read input files into text (whole or streamed) and write output files atomically, with one-line errors.
 
-`read_input` turns a path (or '-' for stdin) into a str, refusing directories, missing or unreadable
-files, binary data and undecodable bytes with an `InputError` that says what to do. `AtomicOutput`
-writes to a temporary file next to the target and renames it over the target only on success, so an
-interrupted or failed run leaves the previous file (or nothing), never a partial one. No segmentation
-happens here.
+`read_input` turns a path (or '-' for stdin) into a str; `iter_input` yields the same text in pieces,
+reading at most `chunk_bytes` bytes at a time, so memory does not grow with the file (`read_input` is
+its join: one code path). Both refuse directories, missing or unreadable files, binary data and
+undecodable bytes with an `InputError` that says what to do; a streamed read raises it on reaching the
+bad chunk, so with both NUL bytes and undecodable bytes in a file, the first chunk holding either decides
+which is reported. `AtomicOutput` writes to a temporary file next to the target and renames it over the
+target only on success, so an interrupted or failed run leaves the previous file (or nothing), never a
+partial one. No segmentation happens here.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
+import itertools
 import os
 import secrets
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from segmenter.errors import InputError, SegmenterError
 
 STDIO = "-"
+CHUNK_BYTES = 1 << 20  # default size of one read in `iter_input`
 # Byte-order marks of the encodings whose text is full of NUL bytes (UTF-32 first: it starts like UTF-16).
 _WIDE_BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
@@ -28,49 +35,127 @@ _WIDE_BOMS = (
     (codecs.BOM_UTF16_LE, "utf-16"),
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
+_HEAD_BYTES = 4  # the longest byte-order mark
+# Codecs that pick their byte order from a byte-order mark; without one, `bytes.decode` uses the machine's.
+_BOM_ORDERED = {
+    "utf-16": (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE),
+    "utf-32": (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE),
+}
+_NATIVE_ORDER = "le" if sys.byteorder == "little" else "be"
 
 
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
     """The decoded text of file `name` ('-' reads stdin). Newlines are kept exactly as in the file."""
+    return "".join(iter_input(name, encoding, errors))
+
+
+def iter_input(
+    name: str, encoding: str = "utf-8", errors: str = "strict", chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[str]:
+    """The decoded text of file `name` ('-' reads stdin) in pieces, reading at most `chunk_bytes` bytes
+    at a time; the pieces join to `read_input`'s text. A bad encoding is refused at once; a missing,
+    unreadable or directory `name` on the first `next()`; binary or undecodable data on reaching it."""
+    if chunk_bytes < 1:
+        raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
+    codec = _text_codec(encoding)
+    return _decode_stream(name, codec, encoding, errors, chunk_bytes)
+
+
+def _text_codec(encoding: str) -> codecs.CodecInfo:
     try:
         codec = codecs.lookup(encoding)
     except LookupError as exc:
         raise InputError(f"unknown encoding {encoding!r}; use a codec name such as utf-8 or latin-1") from exc
-    if not getattr(codec, "_is_text_encoding", True):  # base64, rot13, zlib...: bytes-to-bytes codecs
+    if not getattr(codec, "_is_text_encoding", True) or codec.incrementaldecoder is None:
+        # base64, rot13, zlib...: bytes-to-bytes codecs
         raise InputError(f"{encoding!r} is not a text encoding; use a codec name such as utf-8 or latin-1")
+    return codec
+
+
+def _decode_stream(
+    name: str, codec: codecs.CodecInfo, encoding: str, errors: str, chunk_bytes: int
+) -> Iterator[str]:
     label = "<stdin>" if name == STDIO else name
-    data = _read_bytes(name)
-    if b"\x00" in data and not codec.name.startswith(("utf-16", "utf-32")):  # name is normalised: u16 too
-        for bom, wide in _WIDE_BOMS:
-            if data.startswith(bom):
-                raise InputError(
-                    f"{label} is {wide} text (it starts with a byte-order mark); pass --encoding {wide}"
-                )
-        raise InputError(f"{label} looks like a binary file (it contains NUL bytes); pass a text file")
-    try:
-        return data.decode(encoding, errors=errors)
-    except UnicodeDecodeError as exc:
-        byte = data[exc.start : exc.start + 1].hex()
-        raise InputError(
-            f"{label} is not valid {encoding} (byte 0x{byte} at offset {exc.start}); "
-            "pass --encoding (e.g. --encoding latin-1) or --errors replace"
-        ) from exc
+    with contextlib.closing(_read_chunks(name, chunk_bytes)) as chunks:
+        head = _head(chunks)  # the first chunks, joined, so that any byte-order mark is whole
+        decoder = _incremental_decoder(codec, head, errors)
+        end = 0  # offset in the whole input just past the bytes given to the decoder
+        for chunk in itertools.chain([head], chunks):
+            _refuse_binary(chunk, head, codec, label)
+            end += len(chunk)
+            if text := _decode(decoder, chunk, end, False, label, encoding):
+                yield text
+        if text := _decode(decoder, b"", end, True, label, encoding):
+            yield text
 
 
-def _read_bytes(name: str) -> bytes:
+def _read_chunks(name: str, chunk_bytes: int) -> Iterator[bytes]:
     if name == STDIO:
-        return sys.stdin.buffer.read()
+        yield from _chunks_of(sys.stdin.buffer, chunk_bytes)
+        return
     path = Path(name)
     try:
         if path.is_dir():  # may raise PermissionError itself when a parent folder cannot be entered
             raise InputError(f"{name} is a directory; pass the files inside it")
-        return path.read_bytes()
+        with path.open("rb") as stream:
+            yield from _chunks_of(stream, chunk_bytes)
     except FileNotFoundError as exc:
         raise InputError(f"{name}: no such file") from exc
     except PermissionError as exc:
         raise InputError(f"{name}: permission denied") from exc
     except OSError as exc:
         raise InputError(f"{name}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _chunks_of(stream: BinaryIO, chunk_bytes: int) -> Iterator[bytes]:
+    while chunk := stream.read(chunk_bytes):
+        yield chunk
+
+
+def _head(chunks: Iterator[bytes]) -> bytes:
+    """Join chunks from the start until there are `_HEAD_BYTES` bytes (fewer only in a shorter input)."""
+    head = b""
+    for chunk in chunks:
+        head += chunk
+        if len(head) >= _HEAD_BYTES:
+            break
+    return head
+
+
+def _incremental_decoder(codec: codecs.CodecInfo, head: bytes, errors: str) -> codecs.IncrementalDecoder:
+    marks = _BOM_ORDERED.get(codec.name)
+    if marks is not None and not head.startswith(marks):
+        # `bytes.decode` reads such a stream in the machine's byte order; the incremental decoder refuses it
+        return codecs.getincrementaldecoder(f"{codec.name}-{_NATIVE_ORDER}")(errors)
+    return codec.incrementaldecoder(errors)
+
+
+def _refuse_binary(chunk: bytes, head: bytes, codec: codecs.CodecInfo, label: str) -> None:
+    if b"\x00" not in chunk or codec.name.startswith(("utf-16", "utf-32")):  # name is normalised: u16 too
+        return
+    for bom, wide in _WIDE_BOMS:
+        if head.startswith(bom):
+            raise InputError(
+                f"{label} is {wide} text (it starts with a byte-order mark); pass --encoding {wide}"
+            )
+    raise InputError(f"{label} looks like a binary file (it contains NUL bytes); pass a text file")
+
+
+def _decode(
+    decoder: codecs.IncrementalDecoder, data: bytes, end: int, final: bool, label: str, encoding: str
+) -> str:
+    """Decode the next `data`, which ends at offset `end` of the whole input."""
+    try:
+        return decoder.decode(data, final)
+    except UnicodeDecodeError as exc:
+        # exc.object is a tail of the input: the bytes the decoder held back plus `data` (less a byte-order
+        # mark it stripped), so exc.start counts from offset `end - len(exc.object)` of the whole input.
+        offset = end - len(exc.object) + exc.start
+        byte = bytes(exc.object[exc.start : exc.start + 1]).hex()
+        raise InputError(
+            f"{label} is not valid {encoding} (byte 0x{byte} at offset {offset}); "
+            "pass --encoding (e.g. --encoding latin-1) or --errors replace"
+        ) from exc
 
 
 class AtomicOutput:

@@ -19,10 +19,12 @@ from pathlib import Path
 import numpy as np
 
 from segmenter.config import (
+    DEFAULT_PRESET,
     DecodeConfig,
     FeatureConfig,
     WindowConfig,
     check_batch_size,
+    check_preset,
     check_strategy,
 )
 from segmenter.decode import Span, decode
@@ -31,6 +33,7 @@ from segmenter.errors import ProbeError
 from segmenter.extract import window_stream
 from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
 from segmenter.probe import Probe
+from segmenter.stream import LOOK_CHARS, TextStream
 from segmenter.surface import FLAGS
 from segmenter.windows import GapAverager
 
@@ -49,19 +52,21 @@ def models_dir() -> Path:
     return Path(override) if override else Path(__file__).resolve().parents[1] / "models"
 
 
-def probe_dir_for(backbone: str) -> Path:
-    """Where the probe for `backbone` lives: models/<backbone with '/' as '--'>."""
-    return models_dir() / backbone.replace("/", "--")
+def probe_dir_for(backbone: str, preset: str = DEFAULT_PRESET) -> Path:
+    """Where the shipped probe of `preset` for `backbone` lives: models/<backbone, '/' as '--'>/<preset>."""
+    return models_dir() / backbone.replace("/", "--") / check_preset(preset)
 
 
-def load_probe_for(backbone: str, probe: str | Path | Probe | None) -> Probe:
+def load_probe_for(backbone: str, probe: str | Path | Probe | None, preset: str = DEFAULT_PRESET) -> Probe:
+    """`probe` itself, the probe in folder `probe`, or (None) the shipped `preset` for `backbone`."""
     if isinstance(probe, Probe):
         return probe
-    folder = Path(probe) if probe is not None else probe_dir_for(backbone)
+    folder = Path(probe) if probe is not None else probe_dir_for(backbone, preset)
     if probe is None and not folder.is_dir():
         raise ProbeError(
-            f"no trained probe for backbone {backbone!r} in {folder.parent}; train one with "
-            f"`segmenter train --model {backbone}` or use --strategy sep-attention or similarity"
+            f"no trained probe for backbone {backbone!r} (preset {preset}) in {folder.parent}; "
+            f"train one with `segmenter train --model {backbone}` and pass it with --probe, "
+            "or use --strategy sep-attention or similarity"
         )
     return Probe.load(folder)
 
@@ -88,6 +93,9 @@ class Segmenter:
     probe:     folder of a probe trained with `segmenter train`, or a loaded `Probe`
                (None: the one shipped for the backbone)
     max_chars: optional cap on segment length
+    precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
+    preset:    which shipped probe to use when `probe` is None: "fast" (layers 1-2, the default) or
+               "accurate" (layers 2-4); see models/README.md
     """
 
     def __init__(
@@ -99,14 +107,17 @@ class Segmenter:
         batch_size: int = 16,
         probe: str | Path | Probe | None = None,
         max_chars: int | None = None,
+        precision: str = "auto",
+        preset: str = DEFAULT_PRESET,
     ):
         self.strategy = check_strategy(strategy)
+        check_preset(preset)
         self.batch_size = check_batch_size(batch_size)
         backbone = DEFAULT_MODEL_NAME if model is None else model
         self.probe: Probe | None = None
         if strategy == "probe":
             try:
-                self.probe = load_probe_for(backbone, probe)
+                self.probe = load_probe_for(backbone, probe, preset)
             except ProbeError:
                 if model is not None:
                     Encoder(model, device=device, max_layer=1)  # a missing model is the first thing to report
@@ -132,7 +143,7 @@ class Segmenter:
             else self.decoding
             for condition in ("clean", "corrupt")
         }
-        self.encoder = Encoder(model, device=device, max_layer=max(self.features.layers))
+        self.encoder = Encoder(model, device=device, max_layer=max(self.features.layers), precision=precision)
         if self.window.size > self.encoder.max_positions:
             self.window = WindowConfig(
                 size=self.encoder.max_positions, stride=self.encoder.max_positions // 2
@@ -144,14 +155,27 @@ class Segmenter:
 
     def segment(self, text: str) -> list[Span]:
         """Spans of `text`, in order; `span.text == text[span.start:span.end]`."""
-        return next(self.pipe([text]))
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, got {type(text).__name__}")
+        return list(self.segment_stream([text]))
+
+    def segment_stream(self, chunks: Iterable[str]) -> Iterator[Span]:
+        """Spans of the text made of `chunks` (e.g. a file read piece by piece), yielded as soon as they
+        are final, with offsets into the whole text; memory stays flat however long the text is.
+        The spans do not depend on how the text was cut into chunks: they equal `segment(text)`."""
+        stream = TextStream(self)
+        for chunk in chunks:
+            yield from stream.feed(chunk)
+        yield from stream.close()
 
     def split(self, text: str) -> list[str]:
         """The segments of `text` as strings."""
         return [span.text for span in self.segment(text)]
 
     def pipe(self, texts: Iterable[str], batch_size: int | None = None) -> Iterator[list[Span]]:
-        """One list of spans per text, in order; windows are batched across texts."""
+        """One list of spans per text, in order; windows are batched across texts (faster for many
+        short texts; rounding in a batch shared with other texts can move a probability that sits
+        exactly at the threshold, so a span may rarely differ from `segment(text)`)."""
         for chunk in _chunks(texts, TEXTS_PER_CHUNK):
             for text, gaps in zip(chunk, self.gap_probabilities(chunk, batch_size), strict=True):
                 yield self.decode(text, gaps)
@@ -161,8 +185,9 @@ class Segmenter:
         return decode(text, gaps.offsets, gaps.probs, self.decoding_for(text))
 
     def decoding_for(self, text: str) -> DecodeConfig:
-        """The decoding settings for `text`: the unpunctuated threshold if it has no case or punctuation."""
-        return self._decodings["corrupt" if looks_unpunctuated(text) else "clean"]
+        """The decoding settings for `text`: the unpunctuated threshold if its first LOOK_CHARS
+        characters have no case or punctuation (a streamed text is judged by its start too)."""
+        return self._decodings["corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"]
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""

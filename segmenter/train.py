@@ -160,6 +160,7 @@ def train_probe(
             del features
     meta = {
         "backbone": encoder.name,
+        "precision": encoder.precision,  # of the features the probe was fitted on
         "layers": list(config.features.layers),
         "vectors": config.features.vectors,
         "signals": config.features.signals,

@@ -38,7 +38,7 @@ from segmenter.encoder import packaged_model_path
 from segmenter.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2"
+SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "fast"
 PREVIOUS = "previous output\n"
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here."
 NOBODY = 65534
@@ -212,19 +212,27 @@ def test_file_in_a_folder_that_cannot_be_entered(runner, open_folder, target):
 def test_read_permission_error_is_one_clear_line(runner, sample, target, monkeypatch):
     """The PermissionError path without relying on file modes (which root ignores)."""
 
-    def refuse(self):
-        raise PermissionError(13, "Permission denied", str(self))
+    real_open = Path.open
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    def refuse(self, *args, **kwargs):
+        if self == sample:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", refuse)
     result = runner.invoke(main, ["segment", str(sample), "-o", str(target)])
     assert_clean_failure(result, str(sample), "permission denied", target=target)
 
 
 def test_other_read_errors_are_one_clear_line(runner, sample, target, monkeypatch):
-    def broken(self):
-        raise OSError(5, "Input/output error", str(self))
+    real_open = Path.open
 
-    monkeypatch.setattr(Path, "read_bytes", broken)
+    def broken(self, *args, **kwargs):
+        if self == sample:
+            raise OSError(5, "Input/output error", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", broken)
     result = runner.invoke(main, ["segment", str(sample), "-o", str(target)])
     assert_clean_failure(result, str(sample), "cannot read", "Input/output error", target=target)
 
@@ -491,8 +499,9 @@ def test_corrupted_probe_file_in_models_names_the_file(
     runner, sample, target, tmp_path, monkeypatch, name, corrupt
 ):
     models = tmp_path / "models"
-    shutil.copytree(SHIPPED_PROBE, models / SHIPPED_PROBE.name)
-    broken = models / SHIPPED_PROBE.name / name
+    shipped = models / SHIPPED_PROBE.parent.name / SHIPPED_PROBE.name  # models/<backbone>/<preset>
+    shutil.copytree(SHIPPED_PROBE, shipped)
+    broken = shipped / name
     data = corrupt()
     if data is None:
         broken.unlink()

@@ -1,0 +1,242 @@
+"""Segment one text that arrives in pieces (a large file read incrementally) in bounded memory.
+
+`TextStream` takes the text chunk by chunk, however it was cut, and yields spans as soon as they are
+final. Inside, the text is re-cut into pieces of at most `PIECE_CHARS` characters that end right before
+a whitespace run (so tokenizing a piece gives the same tokens as tokenizing the whole text), windows
+are planned exactly as `segmenter.windows.plan` plans them for the whole token sequence and run in the
+same batches, each gap's score is averaged once every window covering it has run, and the
+`segmenter.decode.Decoder` turns final gaps into spans. Nothing depends on where the chunks were cut,
+so a text segmented in one piece and the same text streamed give identical spans; `Segmenter.segment`
+is this class fed with one chunk.
+
+Memory holds the current piece, one batch of windows and the text since the last final boundary.
+Reading files and writing output live in `segmenter.io` and the CLI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from segmenter.decode import Decoder, Span, blank_line_boundaries
+from segmenter.encoder import Tokens
+from segmenter.extract import run_batch
+from segmenter.windows import Window, gap_weights
+
+if TYPE_CHECKING:
+    from segmenter.segmenter import Segmenter
+
+PIECE_CHARS = 1 << 16  # characters tokenized at a time
+LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (see Segmenter.decoding_for)
+# Last run start in a piece: a non-whitespace character followed by whitespace (greedy: the last one).
+_LAST_RUN_START = re.compile(r".*\S(?=\s)", re.DOTALL)
+_NON_SPACE = re.compile(r"\S")
+
+
+def cut_point(text: str, start: int = 0, limit: int = PIECE_CHARS) -> int | None:
+    """End (an index into `text`) of the next piece of text[start:]: right before the last whitespace
+    run that starts inside the next `limit` characters; after `limit` characters inside a longer run of
+    non-whitespace; past a longer run of whitespace, the same rule counted from where it ends; None when
+    the text seen so far is too short to decide.
+
+    >>> cut_point("ab cd ef", limit=6), cut_point("abcdefgh", limit=4), cut_point("     ab cd", limit=2)
+    (5, 4, 7)
+    """
+    end = start + limit
+    if len(text) < end:
+        return None
+    match = _LAST_RUN_START.match(text, start, end)
+    if match is not None:
+        return match.end()
+    first = _NON_SPACE.search(text, start)
+    if first is None:
+        return None  # only whitespace so far: a blank-line run must not be cut
+    if first.start() >= end:
+        return cut_point(text, start, first.start() - start + limit)
+    return end
+
+
+class TextStream:
+    """Spans of one text fed in chunks: `feed(chunk)` and `close()` yield spans in order, with offsets
+    into the whole text (the concatenation of the chunks)."""
+
+    def __init__(self, segmenter: Segmenter):
+        self.seg = segmenter
+        self.encoder = segmenter.encoder
+        self.content = segmenter.window.content
+        self.stride = segmenter.window.stride
+        self.decoder = Decoder(segmenter.decoding)
+        self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
+        self._head = ""  # the text's start, kept until the choice is made
+        self._pending = ""  # text not yet tokenized, starting at global offset self._pending_base
+        self._pending_base = 0
+        self._previous_char = " "  # the last character of the previous piece
+        # token buffer: tokens from global index self._tok_base on, with global character offsets
+        self._tokens = _empty_tokens(self.seg.features.surface)
+        self._tok_base = 0
+        self._gap_sum = np.zeros(0)  # (n-1,) per buffered gap; gap i lies after token i
+        self._gap_weight = np.zeros(0)
+        self._final = 0  # gaps before this global index have their final score
+        self._next_start = 0  # global token index where the next window starts
+        self._queued: list[Window] = []  # planned windows (global token indices) not yet run
+
+    # -- public ---------------------------------------------------------------------------------------
+
+    def feed(self, chunk: str) -> Iterator[Span]:
+        """Take the next chunk of text; yield the spans that became final."""
+        if not isinstance(chunk, str):
+            raise TypeError(f"text chunks must be str, got {type(chunk).__name__}")
+        self._note_head(chunk)
+        pending, start = self._pending + chunk, 0
+        while (cut := cut_point(pending, start, PIECE_CHARS)) is not None:
+            self._add_piece(pending[start:cut])
+            start = cut
+            yield from self._run(final=False)
+        self._pending = pending[start:]
+
+    def close(self) -> Iterator[Span]:
+        """End of text: yield the remaining spans."""
+        self._decide()
+        if self._pending:
+            self._add_piece(self._pending)
+            self._pending = ""
+        yield from self._run(final=True)
+        self._finalise(self._n_tokens)
+        yield from self.decoder.finish()
+
+    # -- text and tokens ------------------------------------------------------------------------------
+
+    @property
+    def _n_tokens(self) -> int:
+        return self._tok_base + len(self._tokens)
+
+    def _note_head(self, chunk: str) -> None:
+        if not self._decided:
+            self._head += chunk
+            if len(self._head) >= LOOK_CHARS:
+                self._decide()
+
+    def _decide(self) -> None:
+        if not self._decided:
+            self.decoder.config = self.seg.decoding_for(self._head[:LOOK_CHARS])
+            self._decided, self._head = True, ""
+
+    def _add_piece(self, piece: str) -> None:
+        base = self._pending_base
+        self._pending_base += len(piece)
+        self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
+        new = self.encoder.tokenize(piece, surface=self.seg.features.surface)
+        glued = base > 0 and piece[:1].strip() and not self._previous_char.isspace()
+        self._previous_char = piece[-1:] or self._previous_char
+        if len(new) == 0:
+            return
+        if glued:  # a hard cut inside a very long word is no candidate boundary
+            new = Tokens(new.ids, new.offsets, np.concatenate([[False], new.word_start[1:]]), new.surface)
+        old = self._tokens
+        surface = None if old.surface is None else np.concatenate([old.surface, new.surface])
+        self._tokens = Tokens(
+            ids=np.concatenate([old.ids, new.ids]),
+            offsets=np.concatenate([old.offsets, new.offsets + base]),
+            word_start=np.concatenate([old.word_start, new.word_start]),
+            surface=surface,
+        )
+        n_gaps = max(len(self._tokens) - 1, 0)
+        grow = n_gaps - len(self._gap_sum)
+        self._gap_sum = np.concatenate([self._gap_sum, np.zeros(grow)])
+        self._gap_weight = np.concatenate([self._gap_weight, np.zeros(grow)])
+
+    # -- windows --------------------------------------------------------------------------------------
+
+    def _plan(self, final: bool) -> None:
+        """Queue the windows `plan` would make for the whole text that are certain by now."""
+        n = self._n_tokens
+        if not final:
+            while self._next_start + self.content < n:  # then this start is below n_total - content
+                self._queue(self._next_start)
+            return
+        if n <= self.content:
+            if self._next_start == 0 and n >= 2:
+                self._queued.append(Window(0, 0, n))
+            self._next_start = max(n, 1)
+            return
+        while self._next_start < n - self.content:
+            self._queue(self._next_start)
+        self._queued.append(Window(0, n - self.content, n))  # the last window ends at the text's end
+        self._next_start = n
+
+    def _queue(self, start: int) -> None:
+        self._queued.append(Window(0, start, start + self.content))
+        self._next_start += self.stride
+
+    def _run(self, final: bool) -> Iterator[Span]:
+        """Run every full batch of queued windows (every batch when `final`), then emit final spans."""
+        self._plan(final)
+        size = self.seg.batch_size
+        while len(self._queued) >= size or (final and self._queued):
+            batch, self._queued = self._queued[:size], self._queued[size:]
+            self._score(batch)
+            if not final:
+                frontier = self._queued[0].start if self._queued else self._next_start
+                self._finalise(frontier)
+        if self._decided and not final:
+            yield from self.decoder.advance(self._known_upto())
+
+    def _score(self, batch: list[Window]) -> None:
+        """Run one batch and add its gap scores into the running averages."""
+        base = self._tok_base
+        local = [Window(0, w.start - base, w.end - base) for w in batch]
+        for window, features in run_batch(self.encoder, [self._tokens], local, self.seg.features):
+            scores = self.seg.score_gaps(features)  # (len(window) - 1,)
+            weights = gap_weights(len(window))
+            self._gap_sum[window.start : window.end - 1] += weights * scores
+            self._gap_weight[window.start : window.end - 1] += weights
+
+    def _finalise(self, frontier: int) -> None:
+        """Hand the decoder every gap before global token index `frontier` (no later window covers
+        them), then drop the tokens and gaps no window needs any more."""
+        frontier = min(frontier, max(self._n_tokens - 1, 0))
+        base = self._tok_base
+        lo, hi = self._final - base, frontier - base
+        if hi > lo:
+            probs = (self._gap_sum[lo:hi] / np.maximum(self._gap_weight[lo:hi], 1e-12)).astype(np.float32)
+            starts = self._tokens.word_start[lo + 1 : hi + 1]  # gap i: a candidate if token i+1 starts a word
+            offsets = self._tokens.offsets[lo + 1 : hi + 1, 0]
+            self.decoder.add_candidates(offsets[starts], probs[starts])
+            self._final = frontier
+        self._trim(min([self._final, self._next_start, *(w.start for w in self._queued)]))
+
+    def _known_upto(self) -> int:
+        """Every candidate before this character offset has been handed to the decoder."""
+        following = self._final + 1 - self._tok_base  # the next candidate's token, in the buffer
+        if following < len(self._tokens):
+            return int(self._tokens.offsets[following, 0])
+        return self._pending_base
+
+    def _trim(self, keep_from: int) -> None:
+        """Drop buffered tokens (and their gaps) before global token index `keep_from`."""
+        drop = keep_from - self._tok_base
+        if drop <= 0 or drop < len(self._tokens) // 2:
+            return
+        t = self._tokens
+        self._tokens = Tokens(
+            ids=t.ids[drop:],
+            offsets=t.offsets[drop:],
+            word_start=t.word_start[drop:],
+            surface=None if t.surface is None else t.surface[drop:],
+        )
+        self._gap_sum, self._gap_weight = self._gap_sum[drop:], self._gap_weight[drop:]
+        self._tok_base = keep_from
+
+
+def _empty_tokens(surface: bool) -> Tokens:
+    from segmenter.surface import FLAGS
+
+    return Tokens(
+        ids=np.zeros(0, dtype=np.int64),
+        offsets=np.zeros((0, 2), dtype=np.int64),
+        word_start=np.zeros(0, dtype=bool),
+        surface=np.zeros((0, len(FLAGS)), dtype=np.float32) if surface else None,
+    )

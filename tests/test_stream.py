@@ -1,0 +1,190 @@
+"""Streaming: a text segmented in one piece and the same text fed in chunks give identical spans.
+
+Covers the piece cutting, the incremental decoder, the streaming window/averaging pipeline (tiny
+random model and the real packaged one), bounded buffers, and the CLI streaming a file larger than one
+read.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from invariants import assert_invariants
+
+import segmenter.cli as cli
+import segmenter.stream as stream
+from segmenter.config import DecodeConfig
+from segmenter.decode import Decoder, blank_line_boundaries, decode
+from segmenter.stream import TextStream, cut_point
+
+WORDS = st.sampled_from(
+    ["the", "Cat", "sat.", "It", "rained!", "a", "b,", "Yes?", "ok", "\u00e9t\u00e9", "9.5"]
+)
+SEPARATORS = st.sampled_from([" ", " ", " ", "\n", "\n\n", "  ", "\t", "\r\n\r\n"])
+
+
+@st.composite
+def texts(draw, max_words: int = 60) -> str:
+    words = draw(st.lists(WORDS, max_size=max_words))
+    seps = draw(st.lists(SEPARATORS, min_size=len(words), max_size=len(words)))
+    return draw(SEPARATORS) * draw(st.booleans()) + "".join(w + s for w, s in zip(words, seps, strict=True))
+
+
+def random_chunks(text: str, rng: random.Random, n: int) -> list[str]:
+    cuts = sorted(rng.randint(0, len(text)) for _ in range(n))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+# -- piece cutting -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab \n\t.")), max_size=60), limit=st.integers(1, 12))
+def test_pieces_end_before_a_whitespace_run_or_inside_a_long_word(text, limit):
+    start = 0
+    while (cut := cut_point(text, start, limit)) is not None:
+        assert start < cut <= len(text)
+        piece = text[start:cut]
+        if cut < len(text) and text[cut].isspace():
+            assert not text[cut - 1].isspace(), "a whitespace run was cut"
+        else:  # a hard cut: only inside a run of non-whitespace longer than the limit allows
+            assert not text[cut - 1].isspace()
+            assert len(piece.strip()) >= 1
+        start = cut
+
+
+def test_cut_point_waits_for_enough_text():
+    assert cut_point("short text", 0, 100) is None
+    assert cut_point("   \n\n   ", 0, 4) is None  # whitespace only: a blank-line run is never cut
+
+
+# -- incremental decoder -----------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts(), data=st.data(), threshold=st.floats(0, 1))
+def test_decoder_fed_in_pieces_matches_decode(text, data, threshold):
+    starts = sorted({m for m in range(1, len(text)) if text[m - 1].isspace() and not text[m].isspace()})
+    probs = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(starts), max_size=len(starts))))
+    offsets = np.array(starts, dtype=np.int64)
+    config = DecodeConfig(threshold=threshold, max_chars=data.draw(st.none() | st.integers(1, 40)))
+    expected = decode(text, offsets, probs, config)
+
+    rng = random.Random(data.draw(st.integers(0, 1000)))
+    forced = blank_line_boundaries(text)
+    decoder, spans, fed_text, fed_cands = Decoder(config), [], 0, 0
+    while fed_text < len(text) or fed_cands < len(offsets):
+        if fed_text < len(text) and (fed_cands == len(offsets) or rng.random() < 0.5):
+            end = min(len(text), fed_text + rng.randint(1, 15))
+            decoder.add_text(text[fed_text:end], [f for f in forced if fed_text <= f < end])
+            fed_text = end
+        else:  # candidates may only be handed over for text the decoder already has
+            known = int(np.searchsorted(offsets, fed_text, side="left"))
+            if known <= fed_cands:
+                continue
+            take = rng.randint(fed_cands + 1, known)
+            decoder.add_candidates(offsets[fed_cands:take], probs[fed_cands:take])
+            fed_cands = take
+            upto = int(offsets[take]) if take < len(offsets) else fed_text
+            spans.extend(decoder.advance(min(upto, fed_text)))
+    spans.extend(decoder.finish())
+    assert spans == expected
+
+
+# -- the streaming pipeline --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_segmenter(tiny_bert_dir, tiny_probe_dir, one_torch_thread):
+    from segmenter import Segmenter
+
+    return Segmenter(model=str(tiny_bert_dir), probe=str(tiny_probe_dir), batch_size=2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=texts(max_words=80), seed=st.integers(0, 1000), n_chunks=st.integers(0, 12))
+def test_streamed_equals_one_piece_tiny_model(tiny_segmenter, monkeypatch_module, text, seed, n_chunks):
+    whole = tiny_segmenter.segment(text)
+    streamed = list(tiny_segmenter.segment_stream(random_chunks(text, random.Random(seed), n_chunks)))
+    assert streamed == whole
+    assert whole == next(tiny_segmenter.pipe([text]))
+    assert_invariants(text, streamed)
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """Small pieces and a short look-ahead, so a few hundred characters cross many piece boundaries."""
+    import segmenter.segmenter as segmenter_module
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(stream, "PIECE_CHARS", 24)
+    patch.setattr(stream, "LOOK_CHARS", 30)
+    patch.setattr(segmenter_module, "LOOK_CHARS", 30)
+    yield patch
+    patch.undo()
+
+
+def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_module):
+    paragraph = "The cat sat on the mat and it rained all day long.\n\n"
+    text_stream = TextStream(tiny_segmenter)
+    spans, largest_text, largest_tokens = [], 0, 0
+    for _ in range(400):
+        spans.extend(text_stream.feed(paragraph))
+        largest_text = max(largest_text, len(text_stream.decoder._text) + len(text_stream._pending))
+        largest_tokens = max(largest_tokens, len(text_stream._tokens))
+    spans.extend(text_stream.close())
+    total = 400 * len(paragraph)
+    assert len(spans) >= 400  # every blank line ends a segment
+    assert_invariants(paragraph * 400, spans)
+    assert largest_text < 2500 < total / 8  # held text does not grow with the input
+    assert largest_tokens < 200
+
+
+def test_real_model_streamed_equals_one_piece(monkeypatch):
+    from benchmarks.datasets import load_dataset
+    from segmenter import Segmenter
+
+    monkeypatch.setattr(stream, "PIECE_CHARS", 700)
+    docs = load_dataset("ewt-dev").documents[:12]
+    text = "\n\n".join(doc.text for doc in docs) + "\nand then it ended without a full stop"
+    segmenter = Segmenter(batch_size=4)
+    whole = segmenter.segment(text)
+    assert len(segmenter.encoder.tokenize(text)) > 2 * segmenter.window.size  # several windows
+    for seed in range(2):
+        chunks = random_chunks(text, random.Random(seed), 25)
+        assert list(segmenter.segment_stream(chunks)) == whole
+    assert_invariants(text, whole)
+
+
+def test_segment_stream_refuses_non_text_chunks(tiny_segmenter):
+    with pytest.raises(TypeError, match="str"):
+        list(tiny_segmenter.segment_stream([b"bytes"]))
+
+
+# -- the CLI -----------------------------------------------------------------------------------------
+
+
+def test_cli_streams_a_large_file_with_the_same_spans(
+    tiny_bert_dir, tiny_probe_dir, tiny_segmenter, tmp_path
+):
+    text = "".join(f"Line {i} is here. Then another one follows\n" for i in range(300)) + "End."
+    path = tmp_path / "big.txt"
+    path.write_text(text, encoding="utf-8")
+    patch = pytest.MonkeyPatch()
+    patch.setattr(cli, "SMALL_FILE_CHARS", 1000)  # the file is read in several chunks and streamed
+    try:
+        args = ["segment", str(path), "--format", "jsonl", "--model", str(tiny_bert_dir)]
+        result = CliRunner().invoke(cli.main, [*args, "--probe", str(tiny_probe_dir), "--batch-size", "2"])
+    finally:
+        patch.undo()
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.output.splitlines()]
+    expected = tiny_segmenter.segment(text)
+    assert [(r["start"], r["end"]) for r in records] == [(s.start, s.end) for s in expected]
+    assert all(text[r["start"] : r["end"]] == r["text"] for r in records)
