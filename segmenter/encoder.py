@@ -285,6 +285,7 @@ class Encoder:
         store: dict[tuple[str, int], torch.Tensor] = {}
         hooks = []
         blocks = self.model.encoder.layer
+        read = set(attention_layers) | set(summary_layers)
         for layer in wanted:
             attn = blocks[layer - 1].attention.self
             if contexts and layer in layers:
@@ -293,9 +294,13 @@ class Encoder:
                 hooks.append(
                     blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
                 )
-            if layer in attention_layers or layer in summary_layers:
-                hooks.append(attn.query.register_forward_hook(_keep(store, ("q", layer))))
-                hooks.append(attn.key.register_forward_hook(_keep(store, ("k", layer))))
+        # Layers whose attention is read compute it once, in our own attention (which keeps the
+        # probabilities); the others keep the model's fused SDPA kernel.
+        reading = [blocks[layer - 1].attention.self for layer in wanted if layer in read]
+        padding = torch.zeros(mask.shape, dtype=torch.float32, device=self.device)
+        padding.masked_fill_(~mask.bool(), float("-inf"))
+        for attn, layer in zip(reading, [layer for layer in wanted if layer in read], strict=True):
+            attn.forward = self._reading_attention(attn, store, layer, padding)
         # Blocks after the last wanted one need not run at all.
         saved = self.model.encoder.layer
         self.model.encoder.layer = torch.nn.ModuleList(list(saved)[: wanted[-1]])
@@ -305,6 +310,8 @@ class Encoder:
             self.model.encoder.layer = saved
             for hook in hooks:
                 hook.remove()
+            for attn in reading:
+                del attn.forward  # back to the class's forward
 
         ctx = None
         if contexts and layers:
@@ -314,16 +321,12 @@ class Encoder:
         att = None
         if attention_layers:
             att = (
-                torch.stack([self._attention(store, layer, mask) for layer in attention_layers]).cpu().numpy()
+                torch.stack([store[("p", layer)] for layer in attention_layers]).cpu().numpy()
             )  # (L, B, H, T, T)
         summaries = None
         if summary_layers:
             summaries = (
-                torch.stack(
-                    [_summarise(self._attention(store, layer, mask), mask) for layer in summary_layers]
-                )
-                .cpu()
-                .numpy()
+                torch.stack([_summarise(store[("p", layer)], mask) for layer in summary_layers]).cpu().numpy()
             )  # (L, B, 3, H, T)
         hid = None
         if hidden and layers:
@@ -332,22 +335,30 @@ class Encoder:
             )  # (L, B, T, D)
         return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
 
-    def _attention(self, store: dict, layer: int, mask: torch.Tensor) -> torch.Tensor:
-        """(B, H, T, T) float32 attention probabilities of `layer` from its captured queries and keys."""
-        batch, length = mask.shape
+    def _reading_attention(self, attn, store: dict, layer: int, padding: torch.Tensor):
+        """A forward for the self-attention module `attn` of `layer` that also keeps its probabilities.
+
+        Same result as the model's own attention (scores in float32, softmax over the real keys given
+        by `padding` (B, T): 0 for real keys, -inf for padding), stored as (B, H, T, T) under ("p", layer).
+        """
         heads, dim = self.n_heads, self.head_dim
-        q = store[("q", layer)].float().view(batch, length, heads, dim).transpose(1, 2)  # (B, H, T, d)
-        k = store[("k", layer)].float().view(batch, length, heads, dim).transpose(1, 2)
-        padding = torch.zeros((batch, 1, length), dtype=q.dtype, device=q.device)
-        padding.masked_fill_(~mask.bool()[:, None, :], float("-inf"))
-        # scores = q k^T / sqrt(d) + padding, in one batched GEMM: (B*H, T, T)
-        scores = torch.baddbmm(
-            padding.repeat_interleave(heads, dim=0),
-            q.reshape(batch * heads, length, dim),
-            k.reshape(batch * heads, length, dim).transpose(1, 2),
-            alpha=dim**-0.5,
-        )
-        return torch.softmax(scores, dim=-1).view(batch, heads, length, length)
+        bias = padding.repeat_interleave(heads, dim=0)[:, None, :]  # (B*H, 1, T)
+
+        def forward(hidden_states: torch.Tensor, *_args, **_kwargs):
+            batch, length, _ = hidden_states.shape
+
+            def split(linear) -> torch.Tensor:  # (B, T, H*d) -> (B*H, T, d)
+                out = linear(hidden_states).view(batch, length, heads, dim).transpose(1, 2)
+                return out.reshape(batch * heads, length, dim)
+
+            q, k, v = split(attn.query), split(attn.key), split(attn.value)
+            scores = torch.baddbmm(bias, q.float(), k.float().transpose(1, 2), alpha=dim**-0.5)  # (B*H, T, T)
+            probs = torch.softmax(scores, dim=-1)
+            store[("p", layer)] = probs.view(batch, heads, length, length)
+            context = torch.bmm(probs.to(v.dtype), v)  # (B*H, T, d)
+            return context.view(batch, heads, length, dim).transpose(1, 2).reshape(batch, length, -1), None
+
+        return forward
 
 
 def _summarise(probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -2,7 +2,8 @@
 
 Shared by inference (`Segmenter`, `segmenter.stream`) and training (`segmenter.train`): `window_stream`
 sorts the windows of many texts by length (to limit padding), batches them and runs each batch once;
-`run_batch` runs one batch. Scoring, averaging and decoding happen in the callers.
+`batch_stream` does the same one batch at a time; `run_batch` runs one batch. Scoring, averaging and
+decoding happen in the callers.
 """
 
 from __future__ import annotations
@@ -25,15 +26,27 @@ def window_stream(
     batch_size: int,
 ) -> Iterator[tuple[Window, WindowFeatures]]:
     """(window, features) for every window of every text with at least two tokens (any order)."""
+    for batch in batch_stream(encoder, tokens, window, features, batch_size):
+        yield from batch
+
+
+def batch_stream(
+    encoder: Encoder,
+    tokens: list[Tokens],
+    window: WindowConfig,
+    features: FeatureConfig,
+    batch_size: int,
+) -> Iterator[list[tuple[Window, WindowFeatures]]]:
+    """The (window, features) pairs of `window_stream`, one list per encoder batch."""
     windows = [w for i, t in enumerate(tokens) for w in plan(len(t), window, text=i) if len(w) >= 2]
     windows.sort(key=len)
     for start in range(0, len(windows), batch_size):
-        yield from run_batch(encoder, tokens, windows[start : start + batch_size], features)
+        yield run_batch(encoder, tokens, windows[start : start + batch_size], features)
 
 
 def run_batch(
     encoder: Encoder, tokens: list[Tokens], batch: list[Window], features: FeatureConfig
-) -> Iterator[tuple[Window, WindowFeatures]]:
+) -> list[tuple[Window, WindowFeatures]]:
     """(window, features) for each window of `batch`, run through the encoder as one batch;
     `tokens[w.text]` holds the tokens of window w."""
     summary_layers = features.layers if needs_attention(features) else ()
@@ -45,8 +58,10 @@ def run_batch(
     if features.signals:
         lengths = np.asarray([len(w) for w in batch])
         contrast = batch_contrast(capture.contexts, lengths, features.span)  # (L, B, H, N)
+    out = []
     for row, win in enumerate(batch):
         surface = tokens[win.text].surface
         flags = None if surface is None else surface[win.start : win.end]
         row_contrast = None if contrast is None else contrast[:, row]
-        yield win, window_features(capture, row, len(win), features, flags, row_contrast)
+        out.append((win, window_features(capture, row, len(win), features, flags, row_contrast)))
+    return out

@@ -48,6 +48,11 @@ class WindowFeatures:
         """(n-1, 2 * context * F) features of every gap: the features of the `context` tokens on each
         side, nearest last on the left and first on the right (positions past the window edge repeat
         the edge token)."""
+        tokens = self.token_matrix()  # (n, F)
+        return tokens[gap_picks(tokens.shape[0], context)].reshape(tokens.shape[0] - 1, -1)
+
+    def token_matrix(self) -> np.ndarray:
+        """(n, F) features of each token: signals, vectors, hidden states, surface flags, in that order."""
         parts = []
         if self.signals is not None:
             parts.append(self.signals.reshape(self.signals.shape[0], -1))
@@ -57,12 +62,14 @@ class WindowFeatures:
             parts.append(self.hidden)
         if self.surface is not None:
             parts.append(self.surface)
-        tokens = np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]  # (n, F)
-        n = tokens.shape[0]
-        gaps = np.arange(n - 1)
-        offsets = np.arange(-context + 1, context + 1)  # left tokens ..., t-1, t | right t+1, t+2, ...
-        picks = np.clip(gaps[:, None] + offsets[None, :], 0, n - 1)  # (n-1, 2c)
-        return tokens[picks].reshape(n - 1, -1)
+        return np.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+
+def gap_picks(n: int, context: int) -> np.ndarray:
+    """(n-1, 2 * context) token index of each slot of each gap's features: the gap after token t reads
+    tokens t-c+1 .. t (left, nearest last) and t+1 .. t+c (right), clipped to the window's n tokens."""
+    offsets = np.arange(-context + 1, context + 1)
+    return np.clip(np.arange(n - 1)[:, None] + offsets[None, :], 0, n - 1)
 
 
 def needs_attention(config: FeatureConfig) -> bool:

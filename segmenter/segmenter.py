@@ -30,7 +30,7 @@ from segmenter.config import (
 from segmenter.decode import Span, decode
 from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
 from segmenter.errors import ProbeError
-from segmenter.extract import window_stream
+from segmenter.extract import batch_stream
 from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
 from segmenter.probe import Probe
 from segmenter.stream import LOOK_CHARS, TextStream
@@ -197,9 +197,16 @@ class Segmenter:
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
         tokens = [self.encoder.tokenize(text, surface=self.features.surface) for text in texts]
         averagers = [GapAverager(len(t)) for t in tokens]
-        for window, features in window_stream(self.encoder, tokens, self.window, self.features, size):
-            averagers[window.text].add(window, self.score_gaps(features))
+        for batch in batch_stream(self.encoder, tokens, self.window, self.features, size):
+            for (window, _), scores in zip(batch, self.score_batch([f for _, f in batch]), strict=True):
+                averagers[window.text].add(window, scores)
         return [_candidates(t, a.result()) for t, a in zip(tokens, averagers, strict=True)]
+
+    def score_batch(self, windows: list[WindowFeatures]) -> list[np.ndarray]:
+        """Per window, (n-1,) boundary probabilities of its gaps; one probe call for all of them."""
+        if self.probe is None or not windows:
+            return [self.score_gaps(features) for features in windows]
+        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context)
 
     def score_gaps(self, features: WindowFeatures) -> np.ndarray:
         """(n-1,) boundary probabilities of the gaps of one window."""

@@ -188,9 +188,9 @@ class TextStream:
         """Run one batch and add its gap scores into the running averages."""
         base = self._tok_base
         local = [Window(0, w.start - base, w.end - base) for w in batch]
-        for window, features in run_batch(self.encoder, [self._tokens], local, self.seg.features):
-            scores = self.seg.score_gaps(features)  # (len(window) - 1,)
-            weights = gap_weights(len(window))
+        pairs = run_batch(self.encoder, [self._tokens], local, self.seg.features)
+        for (window, _), scores in zip(pairs, self.seg.score_batch([f for _, f in pairs]), strict=True):
+            weights = gap_weights(len(window))  # scores: (len(window) - 1,)
             self._gap_sum[window.start : window.end - 1] += weights * scores
             self._gap_weight[window.start : window.end - 1] += weights
 

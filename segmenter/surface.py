@@ -26,21 +26,54 @@ _COMMA = frozenset(",;:")
 
 
 def token_flags(text: str, offsets: np.ndarray) -> np.ndarray:
-    """(N, len(FLAGS)) float32 flags of the tokens at `offsets` (N, 2) in `text`."""
-    flags = np.zeros((offsets.shape[0], len(FLAGS)), dtype=np.float32)
-    for i, (start, end) in enumerate(offsets.tolist()):
-        piece = text[start:end]
-        if not piece:
-            continue
-        first = piece[0]
-        letters = [c for c in piece if c.isalpha()]
-        flags[i] = (
-            first.isupper(),
-            len(letters) > 1 and all(c.isupper() for c in letters),
-            first.islower(),
-            first.isdigit(),
-            piece in _SENTENCE or piece == "...",
-            piece in _CLOSING,
-            piece in _COMMA,
-        )
+    """(N, len(FLAGS)) float32 flags of the tokens at `offsets` (N, 2) in `text`.
+
+    Vectorised over characters: each distinct character is classified once (str methods), then every
+    token reads its first character and, through prefix sums, how many of its characters are letters
+    and upper-case letters.
+    """
+    n = offsets.shape[0]
+    flags = np.zeros((n, len(FLAGS)), dtype=np.float32)
+    if n == 0 or not text:
+        return flags
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    table, inverse = np.unique(codes, return_inverse=True)
+    kinds = np.array([_kind(chr(c)) for c in table.tolist()], dtype=np.uint8)[inverse]  # (len(text),)
+    letters = np.concatenate([[0], np.cumsum((kinds & _ALPHA) > 0)])
+    uppers = np.concatenate([[0], np.cumsum((kinds & _ALPHA_UPPER) == _ALPHA_UPPER)])
+    start, end = offsets[:, 0], offsets[:, 1]
+    real = end > start
+    first = np.where(real, kinds[np.minimum(start, len(codes) - 1)], 0)
+    length = end - start
+    n_letters = letters[end] - letters[start]
+    single = np.where(length == 1, first, 0)
+    ellipsis = (length == 3) & (first & _DOT > 0) & (kinds[np.minimum(start + 2, len(codes) - 1)] & _DOT > 0)
+    ellipsis &= kinds[np.minimum(start + 1, len(codes) - 1)] & _DOT > 0
+    flags[:, 0] = first & _UPPER > 0
+    flags[:, 1] = (n_letters > 1) & (uppers[end] - uppers[start] == n_letters)
+    flags[:, 2] = first & _LOWER > 0
+    flags[:, 3] = first & _DIGIT > 0
+    flags[:, 4] = (single & _SENTENCE_MARK > 0) | ellipsis
+    flags[:, 5] = single & _CLOSING_MARK > 0
+    flags[:, 6] = single & _COMMA_MARK > 0
+    flags[~real] = 0.0
     return flags
+
+
+# Bits of a character's kind.
+_UPPER, _LOWER, _DIGIT, _ALPHA = 1, 2, 4, 8
+_ALPHA_UPPER = _ALPHA | _UPPER
+_SENTENCE_MARK, _CLOSING_MARK, _COMMA_MARK, _DOT = 16, 32, 64, 128
+
+
+def _kind(char: str) -> int:
+    return (
+        (_UPPER if char.isupper() else 0)
+        | (_LOWER if char.islower() else 0)
+        | (_DIGIT if char.isdigit() else 0)
+        | (_ALPHA if char.isalpha() else 0)
+        | (_SENTENCE_MARK if char in _SENTENCE else 0)
+        | (_CLOSING_MARK if char in _CLOSING else 0)
+        | (_COMMA_MARK if char in _COMMA else 0)
+        | (_DOT if char == "." else 0)
+    )
