@@ -112,6 +112,13 @@ def check_preset(preset: str) -> str:
     return preset
 
 
+def check_precision(precision: str) -> str:
+    """Return `precision` if it is known, else raise a ConfigError listing the choices."""
+    if precision not in PRECISIONS:
+        raise ConfigError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    return precision
+
+
 def check_batch_size(batch_size: int) -> int:
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1, got {batch_size}")

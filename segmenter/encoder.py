@@ -5,12 +5,15 @@ of windows through the first `max_layer` transformer blocks only (later blocks a
 for the layers asked for:
 
 - contexts:   each head's context vector softmax(QK^T/sqrt(d))V, before the output projection
-- attentions: the attention probabilities themselves, computed from the captured queries and keys
-              (so the model keeps its fast SDPA kernel and attention is only materialised where read)
+- attentions: the attention probabilities themselves: in the layers where they are read, the
+              self-attention runs our own kernel, which keeps them (scores and softmax in float32);
+              the other layers keep the model's fused SDPA kernel
 - summaries:  three columns of those probabilities per head, reduced in torch without leaving the
               batch (attention each token receives, attention it sends to [CLS] and to the final
               [SEP]); what inference reads, at a fraction of the memory traffic of full matrices
 
+Weights and activations are float32 or bfloat16 (`precision`; "auto" takes bfloat16 where the
+hardware computes it natively). Everything handed back is float32 numpy.
 This module knows nothing about sentences, windows or features.
 """
 
@@ -25,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from segmenter.config import PRECISIONS
+from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.surface import token_flags
 
@@ -140,9 +143,7 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     that support it), where it runs the encoder about 2.5x faster; float32 elsewhere, where emulated
     bfloat16 would be slower.
     """
-    if precision not in PRECISIONS:
-        raise ConfigError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
-    if precision != "auto":
+    if check_precision(precision) != "auto":
         return precision
     return "bfloat16" if native_bfloat16(device) else "float32"
 

@@ -35,7 +35,14 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
-from segmenter.config import DecodeConfig, check_batch_size, check_strategy
+from segmenter.config import (
+    DEFAULT_PRESET,
+    DecodeConfig,
+    check_batch_size,
+    check_precision,
+    check_preset,
+    check_strategy,
+)
 from segmenter.errors import ConfigError
 
 DEFAULT_CONFIG: dict[str, Any] = {
@@ -45,6 +52,8 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "batch_size": 16,
     "device": "cpu",
     "overwrite": False,
+    "preset": DEFAULT_PRESET,
+    "precision": "auto",
 }
 SETTINGS = tuple(DEFAULT_CONFIG)
 
@@ -64,6 +73,8 @@ def make_attention_segmenter(
     batch_size: int,
     device: str,
     overwrite: bool,
+    preset: str,
+    precision: str,
 ) -> AttentionSegmenter:
     """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`."""
     return AttentionSegmenter(
@@ -74,6 +85,8 @@ def make_attention_segmenter(
         batch_size=batch_size,
         device=device,
         overwrite=overwrite,
+        preset=preset,
+        precision=precision,
     )
 
 
@@ -86,6 +99,8 @@ class AttentionSegmenter(Pipe):
     batch_size: encoder windows per forward pass (windows of all docs in a batch are pooled)
     device:     torch device of the encoder
     overwrite:  False keeps boundaries set by an earlier component; True replaces them
+    preset:     shipped probe, "fast" (default) or "accurate" (ignored once a probe is restored)
+    precision:  encoder arithmetic, "auto", "float32" or "bfloat16"
     """
 
     def __init__(
@@ -98,6 +113,8 @@ class AttentionSegmenter(Pipe):
         batch_size: int = 16,
         device: str = "cpu",
         overwrite: bool = False,
+        preset: str = DEFAULT_PRESET,
+        precision: str = "auto",
     ):
         self.name = name
         self._apply_settings(
@@ -108,6 +125,8 @@ class AttentionSegmenter(Pipe):
                 "batch_size": batch_size,
                 "device": device,
                 "overwrite": overwrite,
+                "preset": preset,
+                "precision": precision,
             }
         )
         self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
@@ -123,12 +142,17 @@ class AttentionSegmenter(Pipe):
             DecodeConfig(threshold=cfg["threshold"])
         if not isinstance(cfg["overwrite"], bool):
             raise ConfigError(f"overwrite must be true or false, got {cfg['overwrite']!r}")
+        cfg = {**DEFAULT_CONFIG, **cfg}  # settings saved before preset/precision existed
+        check_preset(cfg["preset"])
+        check_precision(cfg["precision"])
         self.model = cfg["model"]
         self.strategy = cfg["strategy"]
         self.threshold = cfg["threshold"]
         self.batch_size = cfg["batch_size"]
         self.device = cfg["device"]
         self.overwrite = cfg["overwrite"]
+        self.preset = cfg["preset"]
+        self.precision = cfg["precision"]
 
     @property
     def cfg(self) -> dict[str, Any]:
@@ -148,6 +172,8 @@ class AttentionSegmenter(Pipe):
                 device=self.device,
                 batch_size=self.batch_size,
                 probe=self._probe,
+                preset=self.preset,
+                precision=self.precision,
             )
         return self._segmenter
 
@@ -161,7 +187,7 @@ class AttentionSegmenter(Pipe):
             from segmenter.encoder import DEFAULT_MODEL_NAME
             from segmenter.segmenter import load_probe_for
 
-            self._probe = load_probe_for(self.model or DEFAULT_MODEL_NAME, None)
+            self._probe = load_probe_for(self.model or DEFAULT_MODEL_NAME, None, self.preset)
         return self._probe
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]] | None = None, *, nlp=None) -> None:

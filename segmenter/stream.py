@@ -70,8 +70,11 @@ class TextStream:
         self.stride = segmenter.window.stride
         self.decoder = Decoder(segmenter.decoding)
         self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
-        self._head = ""  # the text's start, kept until the choice is made
-        self._pending = ""  # text not yet tokenized, starting at global offset self._pending_base
+        self._head: list[str] = []  # the text's start, kept until the choice is made
+        self._head_len = 0
+        self._chunks: list[str] = []  # text not yet tokenized, from global offset self._pending_base on
+        self._pending_len = 0
+        self._next_attempt = PIECE_CHARS  # pending length at which to look for the next cut
         self._pending_base = 0
         self._previous_char = " "  # the last character of the previous piece
         # token buffer: tokens from global index self._tok_base on, with global character offsets
@@ -89,20 +92,31 @@ class TextStream:
         """Take the next chunk of text; yield the spans that became final."""
         if not isinstance(chunk, str):
             raise TypeError(f"text chunks must be str, got {type(chunk).__name__}")
+        if not chunk:
+            return
         self._note_head(chunk)
-        pending, start = self._pending + chunk, 0
+        self._chunks.append(chunk)
+        self._pending_len += len(chunk)
+        if self._pending_len < self._next_attempt:  # no cut is possible yet: do not join small chunks
+            return
+        pending, start = "".join(self._chunks), 0
         while (cut := cut_point(pending, start, PIECE_CHARS)) is not None:
             self._add_piece(pending[start:cut])
             start = cut
             yield from self._run(final=False)
-        self._pending = pending[start:]
+        rest = pending[start:]
+        self._chunks, self._pending_len = [rest], len(rest)
+        # Cuts depend on the text only, so trying again later finds the same one; a long run of
+        # whitespace waits until the pending text has doubled (linear work however it is fed).
+        self._next_attempt = max(PIECE_CHARS, 2 * len(rest))
 
     def close(self) -> Iterator[Span]:
         """End of text: yield the remaining spans."""
         self._decide()
-        if self._pending:
-            self._add_piece(self._pending)
-            self._pending = ""
+        rest = "".join(self._chunks)
+        self._chunks, self._pending_len = [], 0
+        if rest:
+            self._add_piece(rest)
         yield from self._run(final=True)
         self._finalise(self._n_tokens)
         yield from self.decoder.finish()
@@ -115,14 +129,15 @@ class TextStream:
 
     def _note_head(self, chunk: str) -> None:
         if not self._decided:
-            self._head += chunk
-            if len(self._head) >= LOOK_CHARS:
+            self._head.append(chunk)
+            self._head_len += len(chunk)
+            if self._head_len >= LOOK_CHARS:
                 self._decide()
 
     def _decide(self) -> None:
         if not self._decided:
-            self.decoder.config = self.seg.decoding_for(self._head[:LOOK_CHARS])
-            self._decided, self._head = True, ""
+            self.decoder.config = self.seg.decoding_for("".join(self._head)[:LOOK_CHARS])
+            self._decided, self._head = True, []
 
     def _add_piece(self, piece: str) -> None:
         base = self._pending_base

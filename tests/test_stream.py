@@ -136,7 +136,7 @@ def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_modul
     spans, largest_text, largest_tokens = [], 0, 0
     for _ in range(400):
         spans.extend(text_stream.feed(paragraph))
-        largest_text = max(largest_text, len(text_stream.decoder._text) + len(text_stream._pending))
+        largest_text = max(largest_text, len(text_stream.decoder._text) + text_stream._pending_len)
         largest_tokens = max(largest_tokens, len(text_stream._tokens))
     spans.extend(text_stream.close())
     total = 400 * len(paragraph)
@@ -144,6 +144,14 @@ def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_modul
     assert_invariants(paragraph * 400, spans)
     assert largest_text < 2500 < total / 8  # held text does not grow with the input
     assert largest_tokens < 200
+
+
+def test_character_by_character_with_long_whitespace_runs(tiny_segmenter, monkeypatch_module):
+    text = "It rained." + " " * 60 + "\n\n" + "\n" * 70 + "We stayed in. " + "x" * 90 + " end" + " " * 30
+    whole = tiny_segmenter.segment(text)
+    assert list(tiny_segmenter.segment_stream(iter(text))) == whole
+    assert text.index("We") in [span.start for span in whole]  # the blank line ends a segment
+    assert_invariants(text, whole)
 
 
 def test_real_model_streamed_equals_one_piece(monkeypatch):
