@@ -279,6 +279,13 @@ def _progress(total: int | None, enabled: bool):
     help="Share of documents held out to pick the thresholds.",
 )
 @click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the held-out split and of the probe's initial weights.",
+)
+@click.option(
     "--refit/--no-refit",
     default=False,
     show_default=True,
@@ -304,6 +311,7 @@ def train(
     window_size,
     stride,
     holdout,
+    seed,
     refit,
     batch_size,
     precision,
@@ -337,6 +345,7 @@ def train(
             refit=refit,
             c=c,
             holdout=holdout,
+            seed=seed,
             batch_size=batch_size,
         )
         docs, sources = load_training_documents(specs)

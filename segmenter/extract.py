@@ -17,6 +17,8 @@ from segmenter.encoder import Encoder, Tokens
 from segmenter.features import WindowFeatures, batch_contrast, needs_attention, window_features
 from segmenter.windows import Window, batch_inputs, plan
 
+PAD_MULTIPLE = 16  # batch widths are rounded up to this, so shapes (and compiled kernels) repeat
+
 
 def window_stream(
     encoder: Encoder,
@@ -50,7 +52,15 @@ def run_batch(
     """(window, features) for each window of `batch`, run through the encoder as one batch;
     `tokens[w.text]` holds the tokens of window w."""
     summary_layers = features.layers if needs_attention(features) else ()
-    ids, mask = batch_inputs([t.ids for t in tokens], batch, encoder.cls_id, encoder.sep_id, encoder.pad_id)
+    ids, mask = batch_inputs(
+        [t.ids for t in tokens],
+        batch,
+        encoder.cls_id,
+        encoder.sep_id,
+        encoder.pad_id,
+        multiple=PAD_MULTIPLE,
+        max_width=encoder.max_positions,
+    )
     capture = encoder.forward(
         ids, mask, layers=features.layers, summary_layers=summary_layers, hidden=features.hidden
     )

@@ -118,6 +118,25 @@ def batch_contrast(contexts: np.ndarray, lengths: np.ndarray, span: int) -> np.n
     out = np.zeros((n_layers, batch, n_heads, max(n_max, 0)), dtype=np.float32)
     if n_max < 2:
         return out
+    lengths_t = torch.as_tensor(lengths)
+    real = torch.arange(n_max)[None, :] < lengths_t[:, None]  # (B, N): text tokens of each row
+    text = torch.from_numpy(contexts[:, :, 1 : n_max + 1])  # (L, B, N, H, d)
+    unit = torch.nn.functional.normalize(text, dim=-1, eps=1e-6) * real[None, :, :, None, None]
+    # prefix[g] = sum of the first g unit vectors; constant after a row's last token (zeros follow)
+    zeros = unit.new_zeros((n_layers, batch, span, *unit.shape[3:]))
+    prefix = torch.cat([zeros[:, :, :1], torch.cumsum(unit, dim=2)], dim=2)  # (L, B, N+1, H, d)
+    padded = torch.cat([zeros, prefix, prefix[:, :, -1:].expand_as(zeros)], dim=2)  # span either side
+    gap = torch.arange(1, n_max)  # (N-1,) prefix index of the gap after token g-1
+    left = prefix[:, :, 1:n_max] - padded[:, :, 1:n_max]  # sum over [max(g - span, 0), g)
+    right = padded[:, :, 1 + 2 * span : n_max + 2 * span] - prefix[:, :, 1:n_max]  # [g, min(g + span, n_b))
+    m_left = (gap - (gap - span).clamp(min=0)).float()[None, None, :, None]  # (1, 1, N-1, 1)
+    ends = torch.minimum(gap[None, :] + span, lengths_t[:, None])  # (B, N-1)
+    m_right = (ends - gap[None, :]).clamp(min=1).float()[None, :, :, None]  # (1, B, N-1, 1)
+    within = 0.5 * ((left * left).sum(-1) / m_left**2 + (right * right).sum(-1) / m_right**2)
+    across = (left * right).sum(-1) / (m_left * m_right)
+    contrast = (within - across) * real[None, :, 1:, None]  # (L, B, N-1, H); gaps past a row's text: 0
+    out[:, :, :, : n_max - 1] = contrast.permute(0, 1, 3, 2).numpy()
+    return out
     text = torch.from_numpy(np.ascontiguousarray(contexts[:, :, 1 : n_max + 1]))  # (L, B, N, H, d)
     unit = torch.nn.functional.normalize(text, dim=-1, eps=1e-6)
     prefix = torch.zeros((n_layers, batch, n_max + 1, *unit.shape[3:]), dtype=unit.dtype)

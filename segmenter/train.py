@@ -174,6 +174,7 @@ def train_probe(
         "kind": config.kind,
         "hidden_units": config.hidden_units if config.kind == "mlp" else None,
         "c": config.c,
+        "seed": config.seed,
         "conditions": list(config.conditions),
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},

@@ -54,13 +54,22 @@ def gap_weights(length: int) -> np.ndarray:
 
 
 def batch_inputs(
-    ids: list[np.ndarray], windows: list[Window], cls_id: int, sep_id: int, pad_id: int
+    ids: list[np.ndarray],
+    windows: list[Window],
+    cls_id: int,
+    sep_id: int,
+    pad_id: int,
+    multiple: int = 1,
+    max_width: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Padded (B, T) input ids and attention mask for `windows`; ids[w.text] holds each text's tokens.
 
-    Row b is `[CLS] tokens [SEP] [PAD]...`; T is the longest window plus two.
+    Row b is `[CLS] tokens [SEP] [PAD]...`; T is the longest window plus two, rounded up to a multiple
+    of `multiple` (at most `max_width`): few distinct shapes let the backend reuse its compiled kernels.
     """
     width = max(len(w) for w in windows) + 2
+    rounded = -(-width // multiple) * multiple
+    width = rounded if max_width is None else max(width, min(rounded, max_width))
     input_ids = np.full((len(windows), width), pad_id, dtype=np.int64)
     mask = np.zeros((len(windows), width), dtype=np.int64)
     for row, window in enumerate(windows):
