@@ -269,8 +269,15 @@ def _progress(total: int | None, enabled: bool):
     show_default=True,
     help="Inverse L2 strength.",
 )
-@click.option("--window-size", type=click.IntRange(min=8), default=256, show_default=True)
-@click.option("--stride", type=click.IntRange(min=1), default=192, show_default=True)
+@click.option(
+    "--hidden-units",
+    type=click.IntRange(min=1),
+    default=128,
+    show_default=True,
+    help="ReLU units of the MLP probe's hidden layer.",
+)
+@click.option("--window-size", type=click.IntRange(min=8), default=128, show_default=True)
+@click.option("--stride", type=click.IntRange(min=1), default=96, show_default=True)
 @click.option(
     "--holdout",
     type=click.FloatRange(0, 0.9),
@@ -308,6 +315,7 @@ def train(
     kind,
     conditions,
     c,
+    hidden_units,
     window_size,
     stride,
     holdout,
@@ -344,6 +352,7 @@ def train(
             kind=kind,
             refit=refit,
             c=c,
+            hidden_units=hidden_units,
             holdout=holdout,
             seed=seed,
             batch_size=batch_size,

@@ -194,8 +194,10 @@ class TextStream:
             batch, self._queued = self._queued[:size], self._queued[size:]
             self._score(batch)
             if not final:
-                frontier = self._queued[0].start if self._queued else self._next_start
-                self._finalise(frontier)
+                # No later window starts before the next planned one, nor before the last window
+                # (which ends at the text's end, so starts at n_final - content >= n_now - content).
+                upcoming = self._queued[0].start if self._queued else self._next_start
+                self._finalise(min(upcoming, self._n_tokens - self.content))
         if self._decided and not final:
             yield from self.decoder.advance(self._known_upto())
 
