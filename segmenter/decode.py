@@ -91,7 +91,6 @@ class Decoder:
         self._cand_offsets: list[np.ndarray] = []  # candidates after the open segment's start
         self._cand_probs: list[np.ndarray] = []
         self._queue: list[tuple[int, float]] = []  # candidates not yet processed
-        self._done = 0  # every event before this offset has been processed
         # suppression state (see `_suppress`): the last kept boundary that a later one may still displace
         self._last: tuple[int, float] | None = None
         self._alnum = False  # whether text[last : scanned] holds a letter or digit
@@ -162,7 +161,6 @@ class Decoder:
         self._queue, self._forced = keep_queue, keep_forced
         for offset in sorted(events):
             self._suppress(offset, events[offset])
-        self._done = max(self._done, upto)
 
     def _suppress(self, offset: int, score: float) -> None:
         """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.

@@ -24,6 +24,7 @@ import numpy as np
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
 from segmenter.extract import run_batch
+from segmenter.surface import FLAGS
 from segmenter.windows import Window, gap_weights
 
 if TYPE_CHECKING:
@@ -249,8 +250,6 @@ class TextStream:
 
 
 def _empty_tokens(surface: bool) -> Tokens:
-    from segmenter.surface import FLAGS
-
     return Tokens(
         ids=np.zeros(0, dtype=np.int64),
         offsets=np.zeros((0, 2), dtype=np.int64),
