@@ -196,3 +196,19 @@ def test_cli_streams_a_large_file_with_the_same_spans(
     expected = tiny_segmenter.segment(text)
     assert [(r["start"], r["end"]) for r in records] == [(s.start, s.end) for s in expected]
     assert all(text[r["start"] : r["end"]] == r["text"] for r in records)
+
+
+@pytest.mark.slow
+def test_real_model_streams_a_long_text_in_default_pieces():
+    """Several default-sized pieces (64k characters), fed in uneven reads, give the one-piece spans."""
+    from benchmarks.datasets import load_dataset
+    from segmenter import Segmenter
+
+    docs = [*load_dataset("ewt-dev").documents, *load_dataset("ewt-test").documents]
+    text = "\n\n".join(doc.text for doc in docs)[:200_000]
+    assert len(text) > 3 * stream.PIECE_CHARS
+    segmenter = Segmenter(preset="fast")
+    whole = segmenter.segment(text)
+    chunks = random_chunks(text, random.Random(7), 40)
+    assert list(segmenter.segment_stream(chunks)) == whole
+    assert_invariants(text, whole)
