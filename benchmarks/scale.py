@@ -91,7 +91,7 @@ def ewt_paragraphs() -> list[str]:
     """Each EWT dev document's sentences joined by one space."""
     from benchmarks.datasets import load_dataset
 
-    return [" ".join(doc.sentences) for doc in load_dataset("ewt-dev").documents if doc.sentences]
+    return [doc.text for doc in load_dataset("ewt-dev").documents if doc.sentences]
 
 
 def write_text(path: Path, n_chars: int, paragraphs: Sequence[str]) -> int:

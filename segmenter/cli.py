@@ -147,20 +147,24 @@ def _segment_files(segmenter, names: list[str], encoding: str, errors: str, prog
     files); a file longer than one read is streamed (read, segmented and written piece by piece), so
     memory stays flat however large it is."""
     group: list[tuple[str, str]] = []
+    grouped_chars = 0
 
     def flush():
+        nonlocal grouped_chars
         texts = [text for _, text in group]
         for (name, text), spans in zip(group, segmenter.pipe(texts), strict=True):
             yield name, spans
             progress(len(text))
         group.clear()
+        grouped_chars = 0
 
     for name in names:
         chunks = iter_input(name, encoding, errors, chunk_bytes=SMALL_FILE_CHARS)
         first, second = next(chunks, ""), next(chunks, None)
         if second is None:
             group.append((name, first))
-            if sum(len(text) for _, text in group) >= SMALL_FILE_CHARS:
+            grouped_chars += len(first)
+            if grouped_chars >= SMALL_FILE_CHARS:
                 yield from flush()
             continue
         yield from flush()

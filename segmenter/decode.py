@@ -124,7 +124,6 @@ class Decoder:
     def finish(self) -> Iterator[Span]:
         """The remaining spans, at the end of the text."""
         end = self._end
-        self._queue = [(o, p) for o, p in self._queue if o < end]
         self._process(end)
         if (
             self._last is not None
@@ -136,7 +135,8 @@ class Decoder:
         if self._last is not None:
             self._commit(*self._last)
             self._last = None
-        yield from self._close_segment(end)
+        self._commit(end, 1.0)  # the text's end closes the open segment
+        yield from self._flush()
 
     # -- internals ----------------------------------------------------------------------------------
 
@@ -188,20 +188,10 @@ class Decoder:
         self._edge, self._edge_score = offset, score
 
     def _flush(self) -> Iterator[Span]:
-        for start, score, end in self._take_segments():
+        segments, self._pending_segments = self._pending_segments, []
+        for start, score, end in segments:
             yield from self._segment_spans(start, score, end)
         self._trim()
-
-    def _close_segment(self, end: int) -> Iterator[Span]:
-        segments = [*self._take_segments(), (self._edge, self._edge_score, end)]
-        for start, score, stop in segments:
-            yield from self._segment_spans(start, score, stop)
-        self._edge = end
-        self._trim()
-
-    def _take_segments(self) -> list[tuple[int, float, int]]:
-        segments, self._pending_segments = self._pending_segments, []
-        return segments
 
     def _segment_spans(self, start: int, score: float, end: int) -> Iterator[Span]:
         """Spans of the final segment text[start:end] (split further when longer than max_chars)."""

@@ -63,9 +63,9 @@ class Capture:
     contexts:   (L, B, T, H, d_head) float32 per-head context vectors, or None
     attentions: (L, B, H, T, T) float32 attention probabilities (rows sum to 1 over real keys), or None
     hidden:     (L, B, T, D) float32 outputs of the blocks (the residual stream), or None
-    summaries:  (L, B, 3, H, T) float32 per key token t, or None: SUMMARY[0] = mean attention t receives
-                over the row's real queries, SUMMARY[1] = attention t sends to the row's final [SEP],
-                SUMMARY[2] = attention t sends to [CLS] (position 0)
+    summaries:  (L, B, 3, H, T) float32 per token t, or None: [:, :, 0] mean attention t receives over
+                the row's real queries, [:, :, 1] attention t sends to the row's final [SEP], [:, :, 2]
+                attention t sends to [CLS] (position 0); the first three of `features.SIGNALS`
     """
 
     layers: tuple[int, ...]
@@ -73,9 +73,6 @@ class Capture:
     attentions: np.ndarray | None
     hidden: np.ndarray | None = None
     summaries: np.ndarray | None = None
-
-
-SUMMARY = ("received", "to_sep", "to_cls")
 
 
 def packaged_model_path() -> Path:
@@ -297,11 +294,14 @@ class Encoder:
                 )
         # Layers whose attention is read compute it once, in our own attention (which keeps the
         # probabilities); the others keep the model's fused SDPA kernel.
-        reading = [blocks[layer - 1].attention.self for layer in wanted if layer in read]
         padding = torch.zeros(mask.shape, dtype=torch.float32, device=self.device)
         padding.masked_fill_(~mask.bool(), float("-inf"))
-        for attn, layer in zip(reading, [layer for layer in wanted if layer in read], strict=True):
-            attn.forward = self._reading_attention(attn, store, layer, padding)
+        bias = padding.repeat_interleave(self.n_heads, dim=0)[:, None, :]  # (B*H, 1, T)
+        reading = []
+        for layer in sorted(read):
+            attn = blocks[layer - 1].attention.self
+            attn.forward = self._reading_attention(attn, store, layer, bias)
+            reading.append(attn)
         # Blocks after the last wanted one need not run at all.
         saved = self.model.encoder.layer
         self.model.encoder.layer = torch.nn.ModuleList(list(saved)[: wanted[-1]])
@@ -336,14 +336,13 @@ class Encoder:
             )  # (L, B, T, D)
         return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
 
-    def _reading_attention(self, attn, store: dict, layer: int, padding: torch.Tensor):
+    def _reading_attention(self, attn, store: dict, layer: int, bias: torch.Tensor):
         """A forward for the self-attention module `attn` of `layer` that also keeps its probabilities.
 
         Same result as the model's own attention (scores in float32, softmax over the real keys given
-        by `padding` (B, T): 0 for real keys, -inf for padding), stored as (B, H, T, T) under ("p", layer).
+        by `bias` (B*H, 1, T): 0 for real keys, -inf for padding), stored as (B, H, T, T) under ("p", layer).
         """
         heads, dim = self.n_heads, self.head_dim
-        bias = padding.repeat_interleave(heads, dim=0)[:, None, :]  # (B*H, 1, T)
 
         def forward(hidden_states: torch.Tensor, *_args, **_kwargs):
             batch, length, _ = hidden_states.shape

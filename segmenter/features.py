@@ -137,25 +137,6 @@ def batch_contrast(contexts: np.ndarray, lengths: np.ndarray, span: int) -> np.n
     contrast = (within - across) * real[None, :, 1:, None]  # (L, B, N-1, H); gaps past a row's text: 0
     out[:, :, :, : n_max - 1] = contrast.permute(0, 1, 3, 2).numpy()
     return out
-    text = torch.from_numpy(np.ascontiguousarray(contexts[:, :, 1 : n_max + 1]))  # (L, B, N, H, d)
-    unit = torch.nn.functional.normalize(text, dim=-1, eps=1e-6)
-    prefix = torch.zeros((n_layers, batch, n_max + 1, *unit.shape[3:]), dtype=unit.dtype)
-    torch.cumsum(unit, dim=2, out=prefix[:, :, 1:])
-    gap = torch.arange(1, n_max)  # (N-1,) prefix index of the gap after token g-1
-    lo = (gap - span).clamp(min=0)
-    hi = torch.minimum(gap[None, :] + span, torch.as_tensor(lengths)[:, None]).clamp(min=1)  # (B, N-1)
-    hi = torch.maximum(hi, gap[None, :])  # padding gaps: an empty right block, masked below
-    index = hi[None, :, :, None, None].expand(n_layers, batch, n_max - 1, *unit.shape[3:])
-    left = prefix[:, :, gap] - prefix[:, :, lo]  # (L, B, N-1, H, d)
-    right = prefix.gather(2, index) - prefix[:, :, gap]
-    m_left = (gap - lo).float()[None, None, :, None]  # (1, 1, N-1, 1)
-    m_right = (hi - gap).float().clamp(min=1)[None, :, :, None]  # (1, B, N-1, 1)
-    within = 0.5 * ((left**2).sum(-1) / m_left**2 + (right**2).sum(-1) / m_right**2)
-    across = (left * right).sum(-1) / (m_left * m_right)
-    contrast = (within - across).permute(0, 1, 3, 2)  # (L, B, H, N-1)
-    real = gap[None, :] < torch.as_tensor(lengths)[:, None]  # (B, N-1): gap inside row b's text
-    out[:, :, :, : n_max - 1] = (contrast * real[None, :, None, :]).numpy()
-    return out
 
 
 def _standardise(values: np.ndarray) -> np.ndarray:

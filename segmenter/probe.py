@@ -57,13 +57,9 @@ class Probe:
             )
         # The products run in torch, on the thread pool the encoder uses: numpy's own BLAS threads would
         # keep spinning after each call and starve the encoder's threads (2x slower on 2 cores).
-        x = torch.from_numpy(np.ascontiguousarray((features - self.mean) / self.scale, dtype=np.float32))
+        x = _tensor((features - self.mean) / self.scale)  # (G, D)
         with torch.inference_mode():
-            for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-                x = torch.addmm(_tensor(b), x, _tensor(w))  # (G, D_out)
-                if i < len(self.weights) - 1:
-                    x = torch.relu_(x)
-            return x[:, 0].numpy()
+            return self._after_first_layer(torch.addmm(_tensor(self.biases[0]), x, _tensor(self.weights[0])))
 
     def predict_windows(self, tokens: list[np.ndarray], context: int) -> list[np.ndarray]:
         """Per window, (n-1,) boundary probabilities of its gaps from its (n, F) token features.
@@ -88,11 +84,14 @@ class Probe:
             per_slot = (x @ by_slot).view(-1, slots, units)  # (N, slots, H0)
             index = torch.from_numpy(picks)  # (G, slots)
             h = per_slot[index, torch.arange(slots)].sum(1) + b0  # (G, H0)
-            for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
-                h = torch.addmm(_tensor(b), torch.relu_(h), _tensor(w))
-            logits = h[:, 0].numpy()
-        probs = 1.0 / (1.0 + np.exp(-np.clip(logits, -40, 40)))
+            probs = _sigmoid(self._after_first_layer(h))
         return np.split(probs, np.cumsum([max(len(t) - 1, 0) for t in tokens])[:-1])
+
+    def _after_first_layer(self, h: torch.Tensor) -> np.ndarray:
+        """(G,) logits from (G, H0) outputs of the first dense layer (before its ReLU, if any)."""
+        for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
+            h = torch.addmm(_tensor(b), torch.relu_(h), _tensor(w))  # (G, D_out)
+        return h[:, 0].numpy()
 
     def _folded(self, slots: int) -> tuple[torch.Tensor, torch.Tensor]:
         """The first layer with the standardisation folded in, its columns grouped by slot:
@@ -110,7 +109,7 @@ class Probe:
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         """features: (G, D) -> (G,) boundary probabilities."""
-        return 1.0 / (1.0 + np.exp(-np.clip(self.logits(features), -40, 40)))
+        return _sigmoid(self.logits(features))
 
     def arrays(self) -> dict[str, np.ndarray]:
         named = {"mean": self.mean, "scale": self.scale}
@@ -240,6 +239,10 @@ def fit(
         tuple(np.asarray(b, dtype=np.float32).reshape(-1) for b in biases),
         dict(meta or {}),
     )
+
+
+def _sigmoid(logits: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(logits, -40, 40)))
 
 
 def _tensor(array: np.ndarray) -> torch.Tensor:

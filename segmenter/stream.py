@@ -224,7 +224,7 @@ class TextStream:
             offsets = self._tokens.offsets[lo + 1 : hi + 1, 0]
             self.decoder.add_candidates(offsets[starts], probs[starts])
             self._final = frontier
-        self._trim(min([self._final, self._next_start, *(w.start for w in self._queued)]))
+        self._trim(self._final)  # every window still to run starts at or after the final gaps
 
     def _known_upto(self) -> int:
         """Every candidate before this character offset has been handed to the decoder."""

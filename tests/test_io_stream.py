@@ -134,18 +134,27 @@ def test_stdin_errors_name_stdin(monkeypatch):
 # -- no read larger than chunk_bytes -----------------------------------------------------------------------
 
 
-def test_file_reads_never_exceed_chunk_bytes(tmp_path, monkeypatch):
-    data = TEXT.encode() * 50
-    name = write(tmp_path, data)
-    readers: list[CountingReader] = []
+@pytest.fixture
+def readers(monkeypatch) -> list[CountingReader]:
+    """Every file opened for reading bytes through `Path.open` from now on, as a reader that records
+    each read's size."""
+    opened: list[CountingReader] = []
     real_open = Path.open
 
     def counting_open(self, mode="r", *args, **kwargs):
+        if mode != "rb":
+            return real_open(self, mode, *args, **kwargs)
         with real_open(self, mode, *args, **kwargs) as stream:
-            readers.append(CountingReader(stream.read()))
-        return readers[-1]
+            opened.append(CountingReader(stream.read()))
+        return opened[-1]
 
     monkeypatch.setattr(Path, "open", counting_open)
+    return opened
+
+
+def test_file_reads_never_exceed_chunk_bytes(tmp_path, readers):
+    data = TEXT.encode() * 50
+    name = write(tmp_path, data)
     for chunk_bytes in (1, 7, 100):
         readers.clear()
         assert streamed(name, chunk_bytes) == TEXT * 50
@@ -154,18 +163,9 @@ def test_file_reads_never_exceed_chunk_bytes(tmp_path, monkeypatch):
         assert reader.closed, "the file is closed once read"
 
 
-def test_iteration_is_lazy(tmp_path, monkeypatch):
+def test_iteration_is_lazy(tmp_path, readers):
     """Taking the first piece reads about one chunk, not the file."""
     name = write(tmp_path, b"x" * 10_000)
-    readers: list[CountingReader] = []
-    real_open = Path.open
-
-    def counting_open(self, mode="r", *args, **kwargs):
-        with real_open(self, mode, *args, **kwargs) as stream:
-            readers.append(CountingReader(stream.read()))
-        return readers[-1]
-
-    monkeypatch.setattr(Path, "open", counting_open)
     pieces = iter_input(name, chunk_bytes=100)
     assert next(pieces) == "x" * 100
     assert readers[0].asked == [100]

@@ -209,32 +209,25 @@ def test_file_in_a_folder_that_cannot_be_entered(runner, open_folder, target):
     assert_clean_failure(result, str(path), "permission denied", target=target)
 
 
-def test_read_permission_error_is_one_clear_line(runner, sample, target, monkeypatch):
-    """The PermissionError path without relying on file modes (which root ignores)."""
-
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        pytest.param(PermissionError(13, "Permission denied"), ("permission denied",), id="permission"),
+        pytest.param(OSError(5, "Input/output error"), ("cannot read", "Input/output error"), id="other"),
+    ],
+)
+def test_read_errors_are_one_clear_line(runner, sample, target, monkeypatch, error, expected):
+    """Read errors without relying on file modes (which root ignores)."""
     real_open = Path.open
 
-    def refuse(self, *args, **kwargs):
+    def failing(self, *args, **kwargs):
         if self == sample:
-            raise PermissionError(13, "Permission denied", str(self))
+            raise type(error)(error.errno, error.strerror, str(self))
         return real_open(self, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "open", refuse)
+    monkeypatch.setattr(Path, "open", failing)
     result = runner.invoke(main, ["segment", str(sample), "-o", str(target)])
-    assert_clean_failure(result, str(sample), "permission denied", target=target)
-
-
-def test_other_read_errors_are_one_clear_line(runner, sample, target, monkeypatch):
-    real_open = Path.open
-
-    def broken(self, *args, **kwargs):
-        if self == sample:
-            raise OSError(5, "Input/output error", str(self))
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", broken)
-    result = runner.invoke(main, ["segment", str(sample), "-o", str(target)])
-    assert_clean_failure(result, str(sample), "cannot read", "Input/output error", target=target)
+    assert_clean_failure(result, str(sample), *expected, target=target)
 
 
 # -- outputs that cannot be written ---------------------------------------------------------------------
