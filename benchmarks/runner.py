@@ -1,7 +1,8 @@
 """Run systems over datasets and conditions: one `Run` record per (system, dataset, condition).
 
 Each system is loaded once (load time reported apart), warmed up on the first few texts, then timed on
-all texts of a dataset and condition in one `predict` call, so characters per second exclude loading.
+all texts of a dataset and condition: at least MIN_PASSES `predict` calls over all of them, and the
+median pass is reported, so characters per second exclude loading and one noisy pass moves no ratio.
 A system that cannot load, or that fails while predicting, becomes skipped rows with the reason; the
 other systems still run.
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -23,6 +25,7 @@ from benchmarks.metrics import Counts, exact_match, score
 from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 
 WARMUP_TEXTS = 2
+MIN_PASSES = 3  # every system is timed over at least this many full passes; the median pass counts
 MIN_TIMED_SECONDS = 0.5  # fast splitters are timed over repeated passes until this much time has passed
 MAX_PASSES = 50
 VERSIONED = (
@@ -124,7 +127,7 @@ def _sizes(task: Task) -> dict:
 
 
 def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) -> Run:
-    """Warm up, time one `predict` over all texts of `task`, and score the predictions."""
+    """Warm up, time `predict` over all texts of `task` (median of the passes), and score the predictions."""
     texts = [item.text for item in task.items]
     base = {
         "system": adapter.name,
@@ -157,21 +160,21 @@ def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) ->
 
 
 def _timed(adapter: Adapter, texts: list[str]) -> tuple[list[list[int]], float]:
-    """Predictions of the first pass and the mean seconds per pass over all `texts`.
+    """Predictions of the first pass and the median seconds of a pass over all `texts`.
 
-    Passes repeat until MIN_TIMED_SECONDS have passed (at most MAX_PASSES), so that splitters that need
-    microseconds are not timed on a single noisy pass; a slow system runs exactly once.
+    Passes repeat at least MIN_PASSES times and until MIN_TIMED_SECONDS have passed (at most
+    MAX_PASSES), so that neither a splitter that needs microseconds nor a model that meets a busy
+    moment of the machine is judged on one pass. Every system gets the same treatment.
     """
-    passes, elapsed, predictions = 0, 0.0, None
-    while passes == 0 or (elapsed < MIN_TIMED_SECONDS and passes < MAX_PASSES):
+    passes, predictions = [], None
+    while len(passes) < MIN_PASSES or (sum(passes) < MIN_TIMED_SECONDS and len(passes) < MAX_PASSES):
         start = time.perf_counter()
         result = adapter.predict(texts)
-        elapsed += time.perf_counter() - start
-        passes += 1
+        passes.append(time.perf_counter() - start)
         predictions = result if predictions is None else predictions
     if len(predictions) != len(texts):
         raise ValueError(f"returned {len(predictions)} predictions for {len(texts)} texts")
-    return predictions, elapsed / passes
+    return predictions, statistics.median(passes)
 
 
 def _progress_bar(total: int, enabled: bool):

@@ -216,7 +216,17 @@ def test_system_is_loaded_once_and_warmed_up(tiny_tasks, monkeypatch):
 
     run_benchmark(["fake"], tiny_tasks, loader=loader)
     assert loads == ["fake"]
-    assert calls == [1, 1, 1, 1]  # per task: warm-up on the first text, then one timed pass
+    per_task = 1 + runner_module.MIN_PASSES  # warm-up on the first text, then the timed passes
+    assert calls == [1] * per_task * len(tiny_tasks)
+
+
+def test_timing_reports_the_median_pass_and_the_first_predictions(monkeypatch):
+    clock = iter([0.0, 5.0, 10.0, 11.0, 20.0, 22.0])  # (start, end) of three passes: 5 s, 1 s, 2 s
+    monkeypatch.setattr(runner_module.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(runner_module, "MIN_TIMED_SECONDS", 0.0)
+    outputs = iter([[[1]], [[2]], [[3]]])
+    predictions, seconds = runner_module._timed(Adapter("fake", lambda texts: next(outputs)), ["a b"])
+    assert (predictions, seconds) == ([[1]], 2.0)
 
 
 def test_reports(tiny_tasks, tmp_path):
