@@ -67,9 +67,17 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
     help="directory for results.json, results.md and f1_vs_speed.png",
 )
 @click.option(
+    "--isolate/--same-process",
+    default=True,
+    show_default=True,
+    help="run each system in a fresh process, so no system is timed after another in the same process",
+)
+@click.option(
     "--no-progress", is_flag=True, help="no progress bar (it is off anyway when stderr is not a tty)"
 )
-def bench(datasets, systems, condition, model, device, batch_size, limit_docs, out, no_progress) -> None:
+def bench(
+    datasets, systems, condition, model, device, batch_size, limit_docs, out, isolate, no_progress
+) -> None:
     """Benchmark sentence splitters: boundary precision/recall/F1 and characters per second."""
     systems = tuple(dict.fromkeys(systems or DEFAULT_SYSTEMS))
     for name in systems:
@@ -89,7 +97,7 @@ def bench(datasets, systems, condition, model, device, batch_size, limit_docs, o
         tasks = make_tasks(loaded, conditions)
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
-    runs = run_benchmark(systems, tasks, options, progress=not no_progress)
+    runs = run_benchmark(systems, tasks, options, progress=not no_progress, isolate=isolate)
     click.echo(markdown_table(runs), nl=False)
     if out is not None:
         config = {
@@ -97,6 +105,7 @@ def bench(datasets, systems, condition, model, device, batch_size, limit_docs, o
             "datasets": [ds.name for ds in loaded],
             "conditions": list(conditions),
             "limit_docs": limit_docs,
+            "isolate": isolate,
             "model": model,
             "device": device,
             "batch_size": batch_size,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -229,6 +230,23 @@ def test_timing_reports_the_median_pass_and_the_first_predictions(monkeypatch):
     assert (predictions, seconds) == ([[1]], 2.0)
 
 
+def _dying_loader(name, options):
+    """A module-level loader (so a spawned process can import it) whose process dies while loading."""
+    os._exit(3)
+
+
+def test_isolated_systems_run_in_fresh_processes_and_a_dead_process_becomes_skipped_rows(tiny_tasks):
+    isolated = run_benchmark(["sentencex", "syntok"], tiny_tasks, isolate=True)
+    same = run_benchmark(["sentencex", "syntok"], tiny_tasks)
+    assert [(r.system, r.condition, r.f1, r.skipped) for r in isolated] == [
+        (r.system, r.condition, r.f1, r.skipped) for r in same
+    ]
+    assert all(r.chars_per_s > 0 for r in isolated)
+    dead = run_benchmark(["sentencex"], tiny_tasks, loader=_dying_loader, isolate=True)
+    assert [r.condition for r in dead] == ["clean", "corrupt"]
+    assert all("process died" in r.skipped and r.f1 is None for r in dead)
+
+
 def test_reports(tiny_tasks, tmp_path):
     runs = run_benchmark(["fake", "missing"], tiny_tasks, loader=_fake_loader({}))
     table = markdown_table(runs)
@@ -254,6 +272,7 @@ def test_bench_command_smoke(tmp_path, monkeypatch):
     monkeypatch.setattr(runner_module, "MIN_TIMED_SECONDS", 0.0)
     out = tmp_path / "bench"
     args = ["--dataset", "ewt-test", "--dataset", "golden-rules", "--limit-docs", "4", "--out", str(out)]
+    args += ["--same-process"]  # the patched timing must reach the systems
     for name in FAST_BASELINES:
         args += ["--system", name]
     result = CliRunner().invoke(bench, args)
