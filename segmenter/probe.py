@@ -1,10 +1,11 @@
-"""A boundary probe: fit with scikit-learn, store as plain arrays, predict with numpy.
+"""A boundary probe: fit with scikit-learn, store as plain arrays, predict with torch.
 
 Two kinds share one format: `logistic` (one linear layer) and `mlp` (one ReLU hidden layer, then a
 linear output). Inputs are standardised with the training mean and scale. On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
 backbone, layers, window, features, threshold, training data, scores). Inference runs the products in
-torch (on the encoder's thread pool); scikit-learn is imported by `fit` alone. Feature extraction lives
+torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
+which the caller may run in bfloat16; scikit-learn is imported by `fit` alone. Feature extraction lives
 elsewhere.
 """
 
@@ -61,12 +62,16 @@ class Probe:
         with torch.inference_mode():
             return self._after_first_layer(torch.addmm(_tensor(self.biases[0]), x, _tensor(self.weights[0])))
 
-    def predict_windows(self, tokens: list[np.ndarray], context: int) -> list[np.ndarray]:
+    def predict_windows(
+        self, tokens: list[np.ndarray], context: int, dtype: torch.dtype = torch.float32
+    ) -> list[np.ndarray]:
         """Per window, (n-1,) boundary probabilities of its gaps from its (n, F) token features.
 
         The same as `predict` on each window's `gap_matrix(context)`, without building gap matrices:
         the first layer is applied to every token once, for each of the 2 * context slots a token can
-        fill, and each gap adds up the rows of the tokens in its slots.
+        fill, and each gap adds up the rows of the tokens in its slots. dtype: of that first product
+        (bfloat16 where the encoder runs in it: its products take a third of the time, and its block
+        outputs, most of the features, are bfloat16 values already); the rest runs in float32.
         """
         slots = 2 * context
         width = tokens[0].shape[1] if tokens else 0
@@ -75,13 +80,13 @@ class Probe:
                 f"probe expects {self.dimension} features per gap, got {slots} x {width}; "
                 "it was trained for another backbone or feature set"
             )
-        by_slot, b0 = self._folded(slots)
+        by_slot, b0 = self._folded(slots, dtype)
         units = b0.shape[0]
         starts = np.cumsum([0, *(len(t) for t in tokens)])[:-1]
         picks = np.concatenate([s + gap_picks(len(t), context) for s, t in zip(starts, tokens, strict=True)])
         with torch.inference_mode():
-            x = torch.from_numpy(np.concatenate(tokens).astype(np.float32, copy=False))  # (N, F)
-            per_slot = (x @ by_slot).view(-1, slots, units)  # (N, slots, H0)
+            x = torch.from_numpy(np.concatenate(tokens).astype(np.float32, copy=False)).to(dtype)  # (N, F)
+            per_slot = (x @ by_slot).float().view(-1, slots, units)  # (N, slots, H0)
             index = torch.from_numpy(picks)  # (G, slots)
             h = per_slot[index, torch.arange(slots)].sum(1) + b0  # (G, H0)
             probs = _sigmoid(self._after_first_layer(h))
@@ -93,12 +98,14 @@ class Probe:
             h = torch.addmm(_tensor(b), torch.relu_(h), _tensor(w))  # (G, D_out)
         return h[:, 0].numpy()
 
-    def _folded(self, slots: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def _folded(self, slots: int, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
         """The first layer with the standardisation folded in, its columns grouped by slot:
-        (F, slots * H0) weights and (H0,) bias, so that layer 1 of a gap = sum over its slots."""
-        if slots not in self._cache:
-            self._cache[slots] = self._fold(slots)
-        return self._cache[slots]
+        (F, slots * H0) weights in `dtype` and (H0,) float32 bias, so that layer 1 of a gap = sum
+        over its slots."""
+        if (slots, dtype) not in self._cache:
+            by_slot, b0 = self._fold(slots)
+            self._cache[(slots, dtype)] = (by_slot.to(dtype), b0)
+        return self._cache[(slots, dtype)]
 
     def _fold(self, slots: int) -> tuple[torch.Tensor, torch.Tensor]:
         w0 = self.weights[0] / self.scale[:, None]  # (slots * F, H0)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from segmenter.config import (
     DEFAULT_PRESET,
@@ -206,7 +207,8 @@ class Segmenter:
         """Per window, (n-1,) boundary probabilities of its gaps; one probe call for all of them."""
         if self.probe is None or not windows:
             return [self.score_gaps(features) for features in windows]
-        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context)
+        dtype = torch.bfloat16 if self.encoder.precision == "bfloat16" else torch.float32
+        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context, dtype)
 
     def score_gaps(self, features: WindowFeatures) -> np.ndarray:
         """(n-1,) boundary probabilities of the gaps of one window."""

@@ -3,7 +3,7 @@
 - the encoder's own attention (kept probabilities) gives the model's SDPA outputs;
 - attention summaries are the columns and means of the full probabilities;
 - the batched similarity contrast equals the per-window definition;
-- `Probe.predict_windows` equals `predict` on gap matrices;
+- `Probe.predict_windows` equals `predict` on gap matrices (and stays close with a bfloat16 first layer);
 - vectorised surface flags equal the per-token definition;
 - precision "auto" resolves to a concrete dtype, and bfloat16 stays close to float32.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -112,8 +113,12 @@ def test_predict_windows_equals_predict_on_gap_matrices(context):
         for n in (2, 3, 17)
     ]
     fast = probe.predict_windows([w.token_matrix() for w in windows], context)
-    for w, probs in zip(windows, fast, strict=True):
-        np.testing.assert_allclose(probs, probe.predict(w.gap_matrix(context)), atol=1e-5)
+    rounded = probe.predict_windows([w.token_matrix() for w in windows], context, torch.bfloat16)
+    for w, probs, probs_bf16 in zip(windows, fast, rounded, strict=True):
+        exact = probe.predict(w.gap_matrix(context))
+        np.testing.assert_allclose(probs, exact, atol=1e-5)
+        np.testing.assert_allclose(probs_bf16, exact, atol=2e-2)  # bfloat16 first product: ~3 digits
+        assert probs_bf16.dtype == exact.dtype
 
 
 def _flags_one(text: str, start: int, end: int) -> list[bool]:
