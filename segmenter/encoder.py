@@ -294,9 +294,7 @@ class Encoder:
                 )
         # Layers whose attention is read compute it once, in our own attention (which keeps the
         # probabilities); the others keep the model's fused SDPA kernel.
-        padding = torch.zeros(mask.shape, dtype=torch.float32, device=self.device)
-        padding.masked_fill_(~mask.bool(), float("-inf"))
-        bias = padding.repeat_interleave(self.n_heads, dim=0)[:, None, :]  # (B*H, 1, T)
+        bias = _key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
         reading = []
         for layer in sorted(read):
             attn = blocks[layer - 1].attention.self
@@ -359,6 +357,13 @@ class Encoder:
             return context.view(batch, heads, length, dim).transpose(1, 2).reshape(batch, length, -1), None
 
         return forward
+
+
+def _key_bias(mask: torch.Tensor, heads: int) -> torch.Tensor:
+    """(B*H, 1, T) float32 additive attention bias from mask (B, T): 0 for real keys, -inf for padding."""
+    padding = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
+    padding.masked_fill_(~mask.bool(), float("-inf"))
+    return padding.repeat_interleave(heads, dim=0)[:, None, :]
 
 
 def _summarise(probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
