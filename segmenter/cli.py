@@ -280,6 +280,13 @@ def _progress(total: int | None, enabled: bool):
     show_default=True,
     help="ReLU units of the MLP probe's hidden layer.",
 )
+@click.option(
+    "--members",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="MLPs fitted with seeds SEED, SEED+1, ... and averaged into one probe (an ensemble).",
+)
 @click.option("--window-size", type=click.IntRange(min=8), default=128, show_default=True)
 @click.option("--stride", type=click.IntRange(min=1), default=96, show_default=True)
 @click.option(
@@ -320,6 +327,7 @@ def train(
     conditions,
     c,
     hidden_units,
+    members,
     window_size,
     stride,
     holdout,
@@ -357,6 +365,7 @@ def train(
             refit=refit,
             c=c,
             hidden_units=hidden_units,
+            members=members,
             holdout=holdout,
             seed=seed,
             batch_size=batch_size,

@@ -1,7 +1,8 @@
 """A boundary probe: fit with scikit-learn, store as plain arrays, predict with torch.
 
 Two kinds share one format: `logistic` (one linear layer) and `mlp` (one ReLU hidden layer, then a
-linear output). Inputs are standardised with the training mean and scale. On disk a probe is a folder
+linear output); `average` merges MLPs fitted with different seeds into one wider MLP (their mean
+logit). Inputs are standardised with the training mean and scale. On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
 backbone, layers, window, features, threshold, training data, scores). Inference runs the products in
 torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
@@ -12,6 +13,7 @@ elsewhere.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -246,6 +248,29 @@ def fit(
         tuple(np.asarray(b, dtype=np.float32).reshape(-1) for b in biases),
         dict(meta or {}),
     )
+
+
+def average(members: Sequence[Probe], meta: dict | None = None) -> Probe:
+    """One MLP probe whose logit is the mean of `members`' logits (an ensemble at the cost of one
+    wider hidden layer): their hidden units side by side, their output weights divided by their count.
+
+    Every member must be a one-hidden-layer MLP with the same standardisation (fitted on the same
+    features).
+    """
+    if not members:
+        raise ValueError("average needs at least one probe")
+    first = members[0]
+    for member in members:
+        if len(member.weights) != 2:
+            raise ValueError("only one-hidden-layer MLP probes can be averaged")
+        if not (np.array_equal(member.mean, first.mean) and np.array_equal(member.scale, first.scale)):
+            raise ValueError("probes fitted on different features cannot be averaged")
+    k = len(members)
+    w0 = np.concatenate([m.weights[0] for m in members], axis=1)  # (D, k * H0)
+    b0 = np.concatenate([m.biases[0] for m in members])  # (k * H0,)
+    w1 = (np.concatenate([m.weights[1] for m in members], axis=0) / k).astype(np.float32)  # (k * H0, 1)
+    b1 = np.mean([m.biases[1] for m in members], axis=0).astype(np.float32)  # (1,)
+    return Probe(first.mean, first.scale, (w0, w1), (b0, b1), dict(meta or {}))
 
 
 def _sigmoid(logits: np.ndarray) -> np.ndarray:

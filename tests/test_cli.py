@@ -123,10 +123,13 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_bert_dir):
     )
     out = tmp_path / "probe"
     args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
-    result = runner.invoke(main, [*args, "--layers", "1,2", "--window-size", "16", "--stride", "8"])
+    shape = ["--layers", "1,2", "--window-size", "16", "--stride", "8", "--members", "2"]
+    result = runner.invoke(main, [*args, *shape])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
     assert meta["training_data"][0].startswith(f"conllu:{data}")
+    assert meta["members"] == 2
+    assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2
     text = "The dog ran. It stopped."
     seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
     assert seg.exit_code == 0, seg.output
