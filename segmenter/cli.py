@@ -348,6 +348,8 @@ def train(
         layer_tuple = tuple(int(x) for x in layers.split(","))
     except ValueError as exc:
         raise click.UsageError(f"--layers must be comma-separated integers, got {layers!r}") from exc
+    if members > 1 and kind != "mlp":
+        raise click.UsageError("--members above 1 needs --kind mlp: only MLP probes can be averaged")
     try:
         features = FeatureConfig(
             layers=layer_tuple,

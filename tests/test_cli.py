@@ -130,6 +130,8 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_bert_dir):
     assert meta["training_data"][0].startswith(f"conllu:{data}")
     assert meta["members"] == 2
     assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2
+    logistic = runner.invoke(main, [*args, "--members", "2", "--kind", "logistic"])
+    assert logistic.exit_code == 2 and "--kind mlp" in logistic.output
     text = "The dog ran. It stopped."
     seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
     assert seg.exit_code == 0, seg.output
