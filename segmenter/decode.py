@@ -222,7 +222,9 @@ class Decoder:
         if len(self._cand_offsets) > 64 or (self._cand_offsets and self._cand_offsets[0][0] < self._edge):
             offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
             keep = offsets > self._edge
-            self._cand_offsets, self._cand_probs = [offsets[keep]], [probs[keep]]
+            # an empty array is never stored: the check above reads the first stored offset
+            kept = keep.any()
+            self._cand_offsets, self._cand_probs = ([offsets[keep]], [probs[keep]]) if kept else ([], [])
 
 
 def _has_alnum(text: str) -> bool:

@@ -2,7 +2,9 @@
 
 `TextStream` takes the text chunk by chunk, however it was cut, and yields spans as soon as they are
 final. Inside, the text is re-cut into pieces of at most `PIECE_CHARS` characters that end right before
-a whitespace run (so tokenizing a piece gives the same tokens as tokenizing the whole text), windows
+a whitespace run that holds a separator the tokenizer keeps (so tokenizing a piece gives the same
+tokens as tokenizing the whole text: a lone form feed or vertical tab, which the tokenizer deletes,
+joins the words around it and is never cut before), windows
 are planned exactly as `segmenter.windows.plan` plans them for the whole token sequence and run in the
 same batches, each gap's score is averaged once every window covering it has run, and the
 `segmenter.decode.Decoder` turns final gaps into spans. Nothing depends on where the chunks were cut,
@@ -32,14 +34,18 @@ if TYPE_CHECKING:
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time
 LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (see Segmenter.decoding_for)
-# Last run start in a piece: a non-whitespace character followed by whitespace (greedy: the last one).
-_LAST_RUN_START = re.compile(r".*\S(?=\s)", re.DOTALL)
+# Whitespace that BERT's normaliser deletes instead of splitting at: it joins the characters around it.
+_DELETED_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+# Last run start in a piece: a non-whitespace character followed by a whitespace run that holds a
+# separator the tokenizer keeps (greedy: the last one).
+_LAST_RUN_START = re.compile(rf".*\S(?=[{_DELETED_SPACE}]*[^\S{_DELETED_SPACE}])", re.DOTALL)
 _NON_SPACE = re.compile(r"\S")
 
 
 def cut_point(text: str, start: int = 0, limit: int = PIECE_CHARS) -> int | None:
     """End (an index into `text`) of the next piece of text[start:]: right before the last whitespace
-    run that starts inside the next `limit` characters; after `limit` characters inside a longer run of
+    run that starts inside the next `limit` characters and holds a separator (not only characters the
+    tokenizer deletes, such as a form feed); after `limit` characters inside a longer run of
     non-whitespace; past a longer run of whitespace, the same rule counted from where it ends; None when
     the text seen so far is too short to decide.
 
@@ -145,7 +151,7 @@ class TextStream:
         self._pending_base += len(piece)
         self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
         new = self.encoder.tokenize(piece, surface=self.seg.features.surface)
-        glued = base > 0 and piece[:1].strip() and not self._previous_char.isspace()
+        glued = base > 0 and not _is_separator(piece[:1]) and not _is_separator(self._previous_char)
         self._previous_char = piece[-1:] or self._previous_char
         if len(new) == 0:
             return
@@ -256,3 +262,8 @@ def _empty_tokens(surface: bool) -> Tokens:
         word_start=np.zeros(0, dtype=bool),
         surface=np.zeros((0, len(FLAGS)), dtype=np.float32) if surface else None,
     )
+
+
+def _is_separator(char: str) -> bool:
+    """Whether `char` is whitespace the tokenizer splits words at (not one it deletes)."""
+    return char.isspace() and char not in _DELETED_SPACE
