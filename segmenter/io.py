@@ -7,7 +7,7 @@ undecodable bytes with an `InputError` that says what to do; a streamed read rai
 bad chunk, so with both NUL bytes and undecodable bytes in a file, the first chunk holding either decides
 which is reported. `AtomicOutput` writes to a temporary file next to the target and renames it over the
 target only on success, so an interrupted or failed run leaves the previous file (or nothing), never a
-partial one. No segmentation happens here.
+partial one; devices and pipes are written in place. No segmentation happens here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import itertools
 import os
 import secrets
 import signal
+import stat
 import sys
 import threading
 from collections.abc import Iterator
@@ -159,14 +160,21 @@ def _decode(
 
 
 class AtomicOutput:
-    """Context manager yielding a text stream; '-' is stdout, anything else is written atomically.
+    """Context manager yielding a text stream; '-' is stdout, a regular file (new or existing) is written
+    atomically.
 
-    While open, SIGTERM is turned into KeyboardInterrupt so the temporary file is removed on the way out.
+    Atomically: into a temporary file beside it, renamed over it on success, so a failed or interrupted
+    run leaves the previous file as it was. An existing file keeps its permission bits, and a symbolic
+    link stays a link (the file it points to is replaced). Anything else that exists at the path (a
+    device such as /dev/null, a named pipe, /dev/fd/N from process substitution) is opened and written
+    in place. While open, SIGTERM is turned into KeyboardInterrupt so the temporary file is removed on
+    the way out.
     """
 
     def __init__(self, target: str):
         self.target = target
         self._tmp: Path | None = None
+        self._target_path: Path | None = None  # the regular file replaced on success (links resolved)
         self._stream: TextIO | None = None
         self._previous_handler = None
 
@@ -177,16 +185,24 @@ class AtomicOutput:
         try:
             if path.is_dir():
                 raise InputError(f"output {self.target} is a directory; pass a file path")
+            existing = os.stat(path) if path.exists() else None  # follows symbolic links
+            if existing is not None and not stat.S_ISREG(existing.st_mode):
+                return self._open_in_place(path)
+            path = Path(os.path.realpath(path))  # a link stays a link: its target is replaced
             if not path.parent.exists():
                 raise InputError(f"output folder {path.parent} does not exist")
         except OSError as exc:  # a parent folder that cannot be entered
             raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
+        self._target_path = path
         # The handler goes in before the temporary file exists, and the file's name is known before it
         # is created: a SIGINT/SIGTERM arriving at any moment then leaves no temporary file behind.
         if threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
+            fd = self._create_temporary(path)
+            if existing is not None:
+                os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # keep the file's permission bits
+            self._stream = os.fdopen(fd, "w", encoding="utf-8", newline="")
         except BaseException as exc:
             self._restore_handler()
             if self._tmp is not None:
@@ -195,6 +211,14 @@ class AtomicOutput:
             if isinstance(exc, OSError):
                 raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
             raise
+        return self._stream
+
+    def _open_in_place(self, path: Path) -> TextIO:
+        """A device or pipe: nothing to replace atomically, so write to it directly."""
+        try:
+            self._stream = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in __exit__
+        except OSError as exc:
+            raise InputError(f"cannot write to {path}: {exc.strerror or exc}") from exc
         return self._stream
 
     def _create_temporary(self, path: Path) -> int:
@@ -212,13 +236,16 @@ class AtomicOutput:
     def __exit__(self, exc_type, exc, tb) -> None:
         if self._stream is None:
             return
+        if self._tmp is None:  # written in place
+            self._stream.close()
+            return
         try:
             if exc_type is None:
                 self._stream.flush()
                 os.fsync(self._stream.fileno())
             self._stream.close()
             if exc_type is None:
-                os.replace(self._tmp, self.target)
+                os.replace(self._tmp, self._target_path)
         finally:
             if self._tmp is not None and self._tmp.exists():
                 self._tmp.unlink()

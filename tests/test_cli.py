@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -65,6 +68,34 @@ def test_output_file_written_atomically(runner, sample, tmp_path):
     assert result.exit_code == 0, result.output
     assert target.read_text(encoding="utf-8").count("\n") == 3
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_output_keeps_links_and_permissions(runner, sample, tmp_path):
+    real, link = tmp_path / "real.txt", tmp_path / "link.txt"
+    real.write_text("previous\n", encoding="utf-8")
+    real.chmod(0o600)
+    link.symlink_to(real)
+    result = runner.invoke(main, ["segment", str(sample), "-o", str(link)])
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert real.read_text(encoding="utf-8").count("\n") == 3
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_output_to_a_named_pipe_is_written_in_place(runner, sample, tmp_path):
+    """A pipe or device (/dev/null, process substitution) is written to, never replaced by a file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text(encoding="utf-8")))
+    reader.start()
+    result = runner.invoke(main, ["segment", str(sample), "-o", str(fifo)])
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert received and received[0].count("\n") == 3
 
 
 def test_failed_run_leaves_previous_output_untouched(runner, sample, tmp_path):
