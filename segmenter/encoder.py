@@ -22,8 +22,10 @@ from __future__ import annotations
 import functools
 import os
 import re
+import socket
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
 import numpy as np
 import torch
@@ -88,6 +90,7 @@ def packaged_model_path() -> Path:
 
 def _load(model: str | None):
     """Load (tokenizer, model, name) from the packaged default, a local path or a hub id."""
+    from huggingface_hub.utils import logging as hub_logging
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
@@ -95,10 +98,13 @@ def _load(model: str | None):
         source, name = str(packaged_model_path()), DEFAULT_MODEL_NAME
     else:
         source, name = model, model
-    offline = model is None or Path(model).exists() or os.environ.get("HF_HUB_OFFLINE") == "1"
-    verbosity = hf_logging.get_verbosity()
+    local = model is None or Path(model).exists()
+    why_local = "" if local else _why_no_download()  # non-empty: look in the local cache only
+    verbosity, hub_verbosity = hf_logging.get_verbosity(), hub_logging.get_verbosity()
     hf_logging.set_verbosity_error()
+    hub_logging.set_verbosity_error()  # the hub's retry warnings would bury our one-line error
     hf_logging.disable_progress_bar()
+    offline = local or bool(why_local)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
         encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation="sdpa")
@@ -110,14 +116,29 @@ def _load(model: str | None):
             ) from exc
         if not isinstance(exc, (OSError, ValueError, KeyError)):
             raise
+        where = f"locally and {why_local}" if why_local else "locally or on the Hugging Face hub"
         raise ModelNotFoundError(
-            f"model {model!r} was not found locally; pass a local path to a BERT-family model "
-            "(downloads are disabled when HF_HUB_OFFLINE=1)"
+            f"model {model!r} was not found {where}; pass a local path to a BERT-family model"
         ) from exc
     finally:
         hf_logging.set_verbosity(verbosity)
+        hub_logging.set_verbosity(hub_verbosity)
         hf_logging.enable_progress_bar()
     return tokenizer, encoder, name
+
+
+def _why_no_download() -> str:
+    """Why a model missing from the local cache cannot be downloaded now ("" when it may be): downloads
+    are disabled, or the hub's host does not resolve. Checked first because without a network the hub
+    client retries for most of a minute before giving up."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
+        return "downloads are disabled (HF_HUB_OFFLINE is set)"
+    host = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co").hostname or "huggingface.co"
+    try:
+        socket.getaddrinfo(host, 443)
+    except OSError:
+        return f"{host} cannot be reached"
+    return ""
 
 
 def resolve_device(device: str) -> torch.device:

@@ -136,6 +136,22 @@ def test_missing_model_exits_1(runner, sample, monkeypatch):
     result = runner.invoke(main, ["segment", "--model", "no-such-org/no-such-model", str(sample)])
     assert result.exit_code == 1
     assert "no-such-org/no-such-model" in result.stderr and "local path" in result.stderr
+    assert "HF_HUB_OFFLINE" in result.stderr
+
+
+def test_missing_model_without_a_network_is_one_line_at_once(runner, sample, monkeypatch):
+    """Without HF_HUB_OFFLINE and without a network, the hub client would retry for most of a minute and
+    log every retry; the host check makes it a one-line error straight away."""
+
+    def no_network(*args, **kwargs):
+        raise OSError("Name or service not known")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_network)
+    result = runner.invoke(main, ["segment", "--model", "no-such-org/no-such-model", str(sample)])
+    assert result.exit_code == 1
+    assert result.stderr.strip().count("\n") == 0
+    assert "huggingface.co cannot be reached" in result.stderr and "local path" in result.stderr
 
 
 def test_usage_errors_exit_2(runner, sample):
