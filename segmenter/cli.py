@@ -288,7 +288,12 @@ def _progress(total: int | None, enabled: bool):
     help="MLPs fitted with seeds SEED, SEED+1, ... and averaged into one probe (an ensemble).",
 )
 @click.option("--window-size", type=click.IntRange(min=8), default=128, show_default=True)
-@click.option("--stride", type=click.IntRange(min=1), default=96, show_default=True)
+@click.option(
+    "--stride",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tokens between window starts.  [default: 3/4 of --window-size, 96 for 128]",
+)
 @click.option(
     "--holdout",
     type=click.FloatRange(0, 0.9),
@@ -340,7 +345,7 @@ def train(
     """Train a boundary probe and write it to --out (probe.npz + meta.json)."""
     from segmenter.config import FeatureConfig, WindowConfig
     from segmenter.encoder import Encoder
-    from segmenter.errors import SegmenterError
+    from segmenter.errors import ConfigError, SegmenterError
     from segmenter.train import CONDITIONS, TrainConfig, train_probe
     from segmenter.training_data import load_training_documents
 
@@ -350,7 +355,7 @@ def train(
         raise click.UsageError(f"--layers must be comma-separated integers, got {layers!r}") from exc
     if members > 1 and kind != "mlp":
         raise click.UsageError("--members above 1 needs --kind mlp: only MLP probes can be averaged")
-    try:
+    try:  # option values that do not fit together are usage errors (exit 2)
         features = FeatureConfig(
             layers=layer_tuple,
             vectors=vectors,
@@ -361,7 +366,9 @@ def train(
         )
         config = TrainConfig(
             features=features,
-            window=WindowConfig(size=window_size, stride=stride),
+            window=WindowConfig(
+                size=window_size, stride=stride or max(1, min(window_size * 3 // 4, window_size - 3))
+            ),
             conditions=CONDITIONS if conditions == "both" else (conditions,),
             kind=kind,
             refit=refit,
@@ -372,8 +379,13 @@ def train(
             seed=seed,
             batch_size=batch_size,
         )
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        encoder = Encoder(
+            model, max_layer=max(layer_tuple), precision=precision
+        )  # before the data: fails fast
         docs, sources = load_training_documents(specs)
-        encoder = Encoder(model, max_layer=max(layer_tuple), precision=precision)
         with _progress(0, progress) as bar:
             probe = train_probe(encoder, docs, config, sources, progress=bar.update)
         folder = probe.save(Path(out_dir))

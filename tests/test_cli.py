@@ -170,12 +170,16 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_bert_dir):
     )
     out = tmp_path / "probe"
     args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
-    shape = ["--layers", "1,2", "--window-size", "16", "--stride", "8", "--members", "2"]
+    shape = ["--layers", "1,2", "--window-size", "16", "--members", "2"]
     result = runner.invoke(main, [*args, *shape])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
     assert meta["training_data"][0].startswith(f"conllu:{data}")
     assert meta["members"] == 2
+    assert meta["window"] == {"size": 16, "stride": 12}  # the stride follows the window: 3/4 of it
+    for bad in (["--layers", "3,2"], ["--window-size", "16", "--stride", "14"]):
+        refused = runner.invoke(main, [*args, *bad])
+        assert refused.exit_code == 2, (bad, refused.output)
     assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2
     logistic = runner.invoke(main, [*args, "--members", "2", "--kind", "logistic"])
     assert logistic.exit_code == 2 and "--kind mlp" in logistic.output
