@@ -6,7 +6,7 @@ field and the accepted range. Nothing in this module touches models, tokenizers 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from segmenter.errors import ConfigError
 
@@ -123,20 +123,3 @@ def check_batch_size(batch_size: int) -> int:
     if batch_size < 1:
         raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
     return batch_size
-
-
-@dataclass(frozen=True)
-class SegmenterConfig:
-    """Everything a Segmenter needs besides the backbone weights and the probe arrays."""
-
-    model: str | None = None
-    strategy: str = "probe"
-    window: WindowConfig = field(default_factory=WindowConfig)
-    features: FeatureConfig = field(default_factory=FeatureConfig)
-    decode: DecodeConfig = field(default_factory=DecodeConfig)
-    device: str = "cpu"
-    batch_size: int = 16
-
-    def __post_init__(self) -> None:
-        check_strategy(self.strategy)
-        check_batch_size(self.batch_size)

@@ -37,8 +37,9 @@ class GapData:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    features: FeatureConfig = FeatureConfig()
-    window: WindowConfig = WindowConfig()
+    # the recipe of the shipped probes and of `segmenter train`'s defaults
+    features: FeatureConfig = FeatureConfig(vectors=False, signals=True, hidden=True, surface=True)
+    window: WindowConfig = WindowConfig(size=128, stride=96)
     conditions: tuple[str, ...] = CONDITIONS
     kind: str = "mlp"
     hidden_units: int = 128

@@ -1,4 +1,4 @@
-"""Attention-head analysis (DESIGN.md section 5): statistics, per-layer probe, claims, plots, report.
+"""Attention-head analysis of the paper's claims: statistics, per-layer probe, claims, plots, report.
 
 `run_analysis(encoder, documents, params)` computes everything and returns an `Analysis`;
 `write_report(analysis, out)` writes heads.json, the figures and report.md; `analyze` is the click command.

@@ -14,7 +14,7 @@ PAPER_DISTANCE_CHANGE = -30.0
 
 
 def evaluate_claims(heads: dict, params: AnalysisParams) -> list[dict]:
-    """All four claims, in the order of DESIGN.md section 5."""
+    """All four claims, in the order the report lists them."""
     return [
         separator_claim(heads, params.separator_share_min),
         distance_claim(heads),

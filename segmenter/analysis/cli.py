@@ -74,7 +74,7 @@ def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
     help="folder for heads.json, the PNG figures and report.md (created)",
 )
 def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress, out):
-    """Attention-head analysis of a BERT-family encoder on gold sentences (DESIGN.md section 5).
+    """Attention-head analysis of a BERT-family encoder on gold sentences, testing the paper's claims.
 
     Writes heads.json (every statistic and parameter, and the paper's claims as holds / does not hold),
     PNG figures and report.md into OUT.

@@ -1,4 +1,4 @@
-"""The statistics of the attention-head analysis (DESIGN.md section 5): numpy arrays in, arrays out.
+"""The statistics of the attention-head analysis, each defined in its function's docstring: numpy in, out.
 
 Per text and layer, `HeadAccumulator.add` folds attention probabilities `(L, H, T, T)` and head context
 vectors `(L, T, H, d)` into fixed-size running sums; `HeadAccumulator.summary` turns the sums into the
