@@ -39,7 +39,7 @@ from segmenter.surface import FLAGS
 from segmenter.windows import GapAverager
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
-# see models/README.md). A score z maps to probability sigmoid(z), so 0.78 means z >= 1.27.
+# see segmenter/models/README.md). A score z maps to probability sigmoid(z), so 0.78 means z >= 1.27.
 UNSUPERVISED = {
     "sep-attention": (FeatureConfig(layers=(2, 3), vectors=False), 0.78),
     "similarity": (FeatureConfig(layers=(4,), vectors=False), 0.79),
@@ -48,9 +48,9 @@ TEXTS_PER_CHUNK = 256
 
 
 def models_dir() -> Path:
-    """Folder holding shipped probes: $SEGMENTER_MODELS, else the project's `models/`."""
+    """Folder holding shipped probes: $SEGMENTER_MODELS, else `segmenter/models/` (package data)."""
     override = os.environ.get("SEGMENTER_MODELS")
-    return Path(override) if override else Path(__file__).resolve().parents[1] / "models"
+    return Path(override) if override else Path(__file__).resolve().parent / "models"
 
 
 def probe_dir_for(backbone: str, preset: str = DEFAULT_PRESET) -> Path:
@@ -96,7 +96,7 @@ class Segmenter:
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
     preset:    which shipped probe to use when `probe` is None: "accurate" (layers 2-4, the default) or
-               "fast" (layers 1-2, 1.5-1.9x the speed, 0.03-0.06 F1 lower); see models/README.md
+               "fast" (layers 1-2, 1.5-1.9x the speed, 0.03-0.06 F1 lower); see segmenter/models/README.md
     """
 
     def __init__(

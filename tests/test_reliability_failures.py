@@ -4,8 +4,8 @@ nothing to the output path; the --encoding/--errors options; interrupted runs.
 Failing inputs: binary files, non-UTF-8 files (the message says so and offers --encoding), UTF-16 without
 --encoding, directories, missing and unreadable files (for real: with chmod 000, as an unprivileged user
 when the tests run as root), `--model` naming something that is not a BERT-family encoder, corrupted
-probe files in `models/` (the error names the file), an output folder that cannot be written, a stdout
-that cannot encode the text. Every one is run with `-o PATH` both when PATH exists (it must keep its
+probe files in `segmenter/models/` (the error names the file), an output folder that cannot be written,
+a stdout that cannot encode the text. Every one is run with `-o PATH` both when PATH exists (it must keep its
 previous content) and when it does not (it must not appear), and no temporary file may be left.
 
 Interrupted runs: a subprocess running `segmenter segment ... -o out.txt` gets SIGINT or SIGTERM once its
@@ -38,7 +38,7 @@ from segmenter.encoder import packaged_model_path
 from segmenter.segmenter import Segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "accurate"  # the default preset
+SHIPPED_PROBE = ROOT / "segmenter" / "models" / "all-MiniLM-L6-v2" / "accurate"  # the default preset
 PREVIOUS = "previous output\n"
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here."
 NOBODY = 65534

@@ -1,0 +1,78 @@
+"""A wheel built from the project carries the shipped probes, and the default segmenter works from it.
+
+The editable install the README uses reads `segmenter/models/` from the checkout; a user who installs
+a wheel has only what the wheel holds.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from segmenter.segmenter import models_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """Built from a copy of the sources, so the build leaves nothing in the checkout."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, source / name)
+    for name in ("segmenter", "benchmarks"):
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation"]
+    subprocess.run([*pip, str(source), "-w", str(out)], check=True, capture_output=True, cwd=out)
+    (built,) = out.glob("*.whl")
+    return built
+
+
+@pytest.mark.slow
+def test_wheel_holds_every_shipped_probe_file(wheel):
+    shipped = sorted(
+        f"segmenter/models/{path.relative_to(models_dir()).as_posix()}"
+        for path in models_dir().rglob("*")
+        if path.is_file()
+    )
+    assert any(name.endswith("accurate/probe.npz") for name in shipped)
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        assert set(shipped) <= names
+        for name in shipped:
+            assert archive.read(name) == (ROOT / name).read_bytes()
+        assert any(name.startswith("benchmarks/data/") for name in names)
+
+
+@pytest.mark.slow
+def test_default_segmenter_runs_from_the_installed_wheel(wheel, tmp_path):
+    target = tmp_path / "site"
+    install = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-index",
+        "--target",
+        str(target),
+        str(wheel),
+    ]
+    subprocess.run(install, check=True, capture_output=True)
+    script = (
+        "import segmenter; from segmenter import Segmenter; "
+        "print(segmenter.__file__); print([s.text for s in Segmenter().segment('It rained. We stayed in.')])"
+    )
+    env = {"PYTHONPATH": str(target), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    where, spans = result.stdout.splitlines()[-2:]
+    assert where.startswith(str(target))
+    assert spans == "['It rained.', 'We stayed in.']"
