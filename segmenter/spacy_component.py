@@ -8,7 +8,8 @@
 
 `predict` is pure: it returns, per doc, the indices of the tokens that start a sentence (token 0 left
 out). `set_annotations` writes `is_sent_start` on every token, keeping values set by an earlier
-component unless `overwrite` is true. Character boundaries map to tokens: a boundary inside a token
+component unless `overwrite` is true; a doc whose every token is set already (a parser ran before) is
+left alone without running the encoder. Character boundaries map to tokens: a boundary inside a token
 moves to that token's start, one on a whitespace token to the next token that is not whitespace, and
 no sentence is left without a letter or digit.
 
@@ -16,8 +17,9 @@ The encoder loads on first use (or in `initialize`), not at construction, so tha
 saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
 Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
 settings and the probe (msgpack/JSON via srsly); the backbone weights are never saved, only the
-model's name or path. Training a probe and the model code live elsewhere (`segmenter.train`,
-`segmenter.segmenter`).
+model's name or path. On loading, settings the pipeline was built with win where they differ from
+the defaults (so `spacy.load(path, config=...)` overrides apply); the saved settings fill in the rest.
+Training a probe and the model code live elsewhere (`segmenter.train`, `segmenter.segmenter`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import srsly
+from spacy.attrs import SENT_START
 from spacy.language import Language
 from spacy.pipeline import Pipe
 from spacy.scorer import Scorer
@@ -220,7 +224,8 @@ class AttentionSegmenter(Pipe):
 
         docs = list(docs)
         starts: list[list[int]] = [[] for _ in docs]
-        todo = [i for i, doc in enumerate(docs) if len(doc) > 1]  # one token: nothing to decide
+        # one token: nothing to decide; every start already set (a parser ran) and kept: nothing to do
+        todo = [i for i, doc in enumerate(docs) if len(doc) > 1 and (self.overwrite or not _fully_set(doc))]
         for first in range(0, len(todo), TEXTS_PER_CHUNK):
             chunk = todo[first : first + TEXTS_PER_CHUNK]
             texts = [docs[i].text for i in chunk]
@@ -238,10 +243,15 @@ class AttentionSegmenter(Pipe):
                     f"{self.name} cannot overwrite the sentence boundaries of a parsed doc; "
                     "place it before the parser or set overwrite = false"
                 )
-            chosen = set(doc_starts)
-            for token in doc:
-                if self.overwrite or token.is_sent_start is None:
-                    token.is_sent_start = token.i == 0 or token.i in chosen
+            if len(doc) == 0 or (not self.overwrite and _fully_set(doc)):
+                continue
+            values = np.full(len(doc), -1, dtype=np.int64)  # 1: starts a sentence, -1: does not
+            values[0] = 1
+            values[np.asarray(doc_starts, dtype=np.int64)] = 1
+            if not self.overwrite:  # keep what an earlier component set (0 = unset)
+                earlier = _sent_starts(doc)
+                values = np.where(earlier != 0, earlier, values)
+            doc.from_array([SENT_START], values.view(np.uint64).reshape(-1, 1))
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict[str, Any]:
         """sents_p, sents_r and sents_f of the predicted sentences against the reference ones."""
@@ -287,9 +297,23 @@ class AttentionSegmenter(Pipe):
         """Adopt saved settings and probe; the Segmenter is rebuilt with them on next use."""
         from segmenter.probe import Probe
 
-        self._apply_settings({**self.cfg, **cfg})
+        # Settings the pipeline was built with (its config, with spacy.load's overrides) win where they
+        # are not the defaults; the saved ones fill in the rest.
+        current = self.cfg
+        explicit = {key: value for key, value in current.items() if value != DEFAULT_CONFIG[key]}
+        self._apply_settings({**current, **cfg, **explicit})
         self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
         self._segmenter = None
+
+
+def _sent_starts(doc: Doc) -> np.ndarray:
+    """(n,) int64 sentence-start values of `doc`'s tokens: 1 starts, -1 does not, 0 not set."""
+    return doc.to_array(SENT_START).view(np.int64)
+
+
+def _fully_set(doc: Doc) -> bool:
+    """Whether every token after the first already says whether it starts a sentence."""
+    return bool((_sent_starts(doc)[1:] != 0).all())
 
 
 def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:

@@ -210,6 +210,20 @@ def test_overwrite_refuses_a_parsed_doc_and_otherwise_leaves_it_alone(nlp, compo
         component.overwrite = False
 
 
+def test_after_a_component_that_set_every_start_the_encoder_does_not_run(tiny_bert_dir, monkeypatch):
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")  # sets every token, like a parser
+    config = {"model": str(tiny_bert_dir), "strategy": "similarity"}
+    component = nlp.add_pipe("attention_segmenter", config=config)
+    calls: list[int] = []
+    monkeypatch.setattr(component.segmenter, "gap_probabilities", lambda texts, *a: calls.append(len(texts)))
+    sentencizer_only = spacy.blank("en")
+    sentencizer_only.add_pipe("sentencizer")
+    docs = list(nlp.pipe(TEXTS))
+    assert calls == []
+    assert [starts(d) for d in docs] == [starts(d) for d in sentencizer_only.pipe(TEXTS)]
+
+
 # -- batching ----------------------------------------------------------------------------------------
 
 
@@ -265,6 +279,18 @@ def test_saved_probe_is_the_one_used_after_loading(component):
     nlp = spacy.blank("en")
     nlp.add_pipe("attention_segmenter").from_bytes(srsly.msgpack_dumps(data))
     assert [s.text for s in nlp("one two three four five").sents] == ["one", "two", "three", "four", "five"]
+
+
+def test_load_time_config_overrides_win_over_saved_settings(tiny_nlp, tmp_path):
+    tiny_nlp.to_disk(tmp_path / "tiny")
+    override = {"components": {"attention_segmenter": {"threshold": 0.99, "batch_size": 4}}}
+    loaded = spacy.load(tmp_path / "tiny", config=override)
+    component = loaded.get_pipe("attention_segmenter")
+    assert (component.threshold, component.batch_size) == (0.99, 4)
+    assert component.segmenter.decoding.threshold == 0.99
+    assert loaded.config["components"]["attention_segmenter"]["threshold"] == 0.99
+    plain = spacy.load(tmp_path / "tiny").get_pipe("attention_segmenter")
+    assert (plain.threshold, plain.batch_size) == (None, DEFAULT_CONFIG["batch_size"])
 
 
 def test_unsupervised_strategy_saves_no_probe(tiny_nlp, tmp_path):
