@@ -312,8 +312,8 @@ def _sent_starts(doc: Doc) -> np.ndarray:
 
 
 def _fully_set(doc: Doc) -> bool:
-    """Whether every token after the first already says whether it starts a sentence."""
-    return bool((_sent_starts(doc)[1:] != 0).all())
+    """Whether every token already says whether it starts a sentence."""
+    return bool((_sent_starts(doc) != 0).all())
 
 
 def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:

@@ -258,15 +258,15 @@ def test_cli_jsonl_and_lines_keep_every_character(cli_setup, texts, strategy):
 
 @pytest.fixture(scope="module")
 def tiny_nlps(tiny_bert_dir, tiny_probe_dir):
-    """A blank English pipeline per strategy on the tiny model; the probe one is restored the way a saved
-    pipeline is (settings + probe arrays through from_bytes)."""
+    """A blank English pipeline per strategy on the tiny model; the probe one gets its probe the way a
+    saved pipeline does (settings + probe arrays through from_bytes; nothing is loaded before that)."""
     nlps = {}
     for strategy in STRATEGIES:
         nlp = spacy.blank("en")
-        config = {"model": str(tiny_bert_dir), "strategy": "similarity" if strategy == "probe" else strategy}
+        config = {"model": str(tiny_bert_dir), "strategy": strategy}
         component = nlp.add_pipe("attention_segmenter", config=config)
         if strategy == "probe":
-            saved = {"cfg": {**config, "strategy": "probe"}, "probe": Probe.load(tiny_probe_dir).to_bytes()}
+            saved = {"cfg": config, "probe": Probe.load(tiny_probe_dir).to_bytes()}
             component.from_bytes(srsly.msgpack_dumps(saved))
         nlps[strategy] = nlp
     return nlps
