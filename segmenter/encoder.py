@@ -129,10 +129,15 @@ def _load(model: str | None):
 
 def _why_no_download() -> str:
     """Why a model missing from the local cache cannot be downloaded now ("" when it may be): downloads
-    are disabled, or the hub's host does not resolve. Checked first because without a network the hub
-    client retries for most of a minute before giving up."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
-        return "downloads are disabled (HF_HUB_OFFLINE is set)"
+    are disabled, or (without a proxy) the hub's host does not resolve. Checked first because without a
+    network the hub client retries for most of a minute before giving up."""
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        if os.environ.get(variable, "").strip().upper() in {"1", "ON", "YES", "TRUE"}:
+            return f"downloads are disabled ({variable} is set)"
+    if any(
+        os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY")
+    ):
+        return ""  # a proxy resolves the host for us: let the hub client try
     host = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co").hostname or "huggingface.co"
     try:
         socket.getaddrinfo(host, 443)

@@ -166,15 +166,17 @@ class AtomicOutput:
     Atomically: into a temporary file beside it, renamed over it on success, so a failed or interrupted
     run leaves the previous file as it was. An existing file keeps its permission bits, and a symbolic
     link stays a link (the file it points to is replaced). Anything else that exists at the path (a
-    device such as /dev/null, a named pipe, /dev/fd/N from process substitution) is opened and written
-    in place. While open, SIGTERM is turned into KeyboardInterrupt so the temporary file is removed on
-    the way out.
+    device such as /dev/null, a named pipe) is opened and written in place, and so is any path under
+    /dev/ or /proc/ (/dev/stdout, /dev/fd/N of a shell redirection or process substitution), even when
+    it leads to a regular file that may be open for appending. While open, SIGTERM is turned into
+    KeyboardInterrupt so the temporary file is removed on the way out.
     """
 
     def __init__(self, target: str):
         self.target = target
         self._tmp: Path | None = None
         self._target_path: Path | None = None  # the regular file replaced on success (links resolved)
+        self._mode: int | None = None  # permission bits of the file replaced
         self._stream: TextIO | None = None
         self._previous_handler = None
 
@@ -186,7 +188,7 @@ class AtomicOutput:
             if path.is_dir():
                 raise InputError(f"output {self.target} is a directory; pass a file path")
             existing = os.stat(path) if path.exists() else None  # follows symbolic links
-            if existing is not None and not stat.S_ISREG(existing.st_mode):
+            if existing is not None and (not stat.S_ISREG(existing.st_mode) or _is_descriptor(path)):
                 return self._open_in_place(path)
             path = Path(os.path.realpath(path))  # a link stays a link: its target is replaced
             if not path.parent.exists():
@@ -198,11 +200,9 @@ class AtomicOutput:
         # is created: a SIGINT/SIGTERM arriving at any moment then leaves no temporary file behind.
         if threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
+        self._mode = None if existing is None else stat.S_IMODE(existing.st_mode)  # kept on replace
         try:
-            fd = self._create_temporary(path)
-            if existing is not None:
-                os.fchmod(fd, stat.S_IMODE(existing.st_mode))  # keep the file's permission bits
-            self._stream = os.fdopen(fd, "w", encoding="utf-8", newline="")
+            self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
         except BaseException as exc:
             self._restore_handler()
             if self._tmp is not None:
@@ -216,7 +216,8 @@ class AtomicOutput:
     def _open_in_place(self, path: Path) -> TextIO:
         """A device or pipe: nothing to replace atomically, so write to it directly."""
         try:
-            self._stream = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed in __exit__
+            # append: reopening /dev/fd/N of a `>>` redirection must not truncate the file behind it
+            self._stream = open(path, "a", encoding="utf-8", newline="")  # noqa: SIM115 - closed in __exit__
         except OSError as exc:
             raise InputError(f"cannot write to {path}: {exc.strerror or exc}") from exc
         return self._stream
@@ -237,7 +238,11 @@ class AtomicOutput:
         if self._stream is None:
             return
         if self._tmp is None:  # written in place
-            self._stream.close()
+            try:
+                self._stream.close()
+            except OSError as exc:
+                if exc_type is None:
+                    raise InputError(f"cannot write to {self.target}: {exc.strerror or exc}") from exc
             return
         try:
             if exc_type is None:
@@ -245,6 +250,8 @@ class AtomicOutput:
                 os.fsync(self._stream.fileno())
             self._stream.close()
             if exc_type is None:
+                if self._mode is not None:
+                    os.chmod(self._tmp, self._mode)  # the file keeps its permission bits
                 os.replace(self._tmp, self._target_path)
         finally:
             if self._tmp is not None and self._tmp.exists():
@@ -275,6 +282,11 @@ class _EncodableStdout:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+def _is_descriptor(path: Path) -> bool:
+    """/dev/stdout, /dev/fd/N, /proc/self/fd/N: an open descriptor (maybe appending), written in place."""
+    return str(path).startswith(("/dev/", "/proc/"))
 
 
 def _interrupt(signum, frame):  # pragma: no cover - exercised through a subprocess test

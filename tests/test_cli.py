@@ -6,6 +6,7 @@ import json
 import os
 import stat
 import threading
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -96,6 +97,37 @@ def test_output_to_a_named_pipe_is_written_in_place(runner, sample, tmp_path):
     assert result.exit_code == 0, result.output
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert received and received[0].count("\n") == 3
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
+def test_output_to_an_open_descriptor_appends_in_place(runner, sample, tmp_path):
+    """`-o /dev/fd/N` of a shell `N>>log` redirection: appended to, never replaced by a new file."""
+    log = tmp_path / "log.txt"
+    log.write_text("earlier line\n", encoding="utf-8")
+    inode = log.stat().st_ino
+    with open(log, "a", encoding="utf-8") as handle:
+        result = runner.invoke(main, ["segment", str(sample), "-o", f"/proc/self/fd/{handle.fileno()}"])
+    assert result.exit_code == 0, result.output
+    assert log.stat().st_ino == inode
+    text = log.read_text(encoding="utf-8")
+    assert text.startswith("earlier line\n") and text.count("\n") == 4
+
+
+def test_model_download_check(monkeypatch):
+    """Offline switches refuse downloads at once; a proxy resolves the host itself, so no DNS check."""
+    from segmenter.encoder import _why_no_download
+
+    def no_dns(*args, **kwargs):
+        raise OSError("no DNS")
+
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_dns)
+    assert "cannot be reached" in _why_no_download()
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    assert _why_no_download() == ""
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    assert "TRANSFORMERS_OFFLINE" in _why_no_download()
 
 
 def test_failed_run_leaves_previous_output_untouched(runner, sample, tmp_path):
