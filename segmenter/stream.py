@@ -18,6 +18,7 @@ Reading files and writing output live in `segmenter.io` and the CLI.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -83,7 +84,7 @@ class TextStream:
         self._pending_len = 0
         self._next_attempt = PIECE_CHARS  # pending length at which to look for the next cut
         self._pending_base = 0
-        self._previous_char = " "  # the last character of the previous piece
+        self._previous_char = " "  # the last character of the text so far that the tokenizer keeps
         # token buffer: tokens from global index self._tok_base on, with global character offsets
         self._tokens = _empty_tokens(self.seg.features.surface)
         self._tok_base = 0
@@ -151,8 +152,12 @@ class TextStream:
         self._pending_base += len(piece)
         self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
         new = self.encoder.tokenize(piece, surface=self.seg.features.surface)
-        glued = base > 0 and not _is_separator(piece[:1]) and not _is_separator(self._previous_char)
-        self._previous_char = piece[-1:] or self._previous_char
+        # glued: the piece's first kept character continues the word the previous piece ended with
+        first = _first_kept(piece)
+        glued = (
+            base > 0 and first != "" and not _is_separator(first) and not _is_separator(self._previous_char)
+        )
+        self._previous_char = _first_kept(piece[::-1]) or self._previous_char
         if len(new) == 0:
             return
         if glued:  # a hard cut inside a very long word is no candidate boundary
@@ -262,6 +267,15 @@ def _empty_tokens(surface: bool) -> Tokens:
         word_start=np.zeros(0, dtype=bool),
         surface=np.zeros((0, len(FLAGS)), dtype=np.float32) if surface else None,
     )
+
+
+def _first_kept(text: str) -> str:
+    """The first character of `text` that the tokenizer does not delete ("" if none): it deletes NUL,
+    U+FFFD and control and format characters other than tab, newline and carriage return."""
+    for char in text:
+        if char not in "\x00\ufffd" and (char in "\t\n\r" or unicodedata.category(char) not in ("Cc", "Cf")):
+            return char
+    return ""
 
 
 def _is_separator(char: str) -> bool:
