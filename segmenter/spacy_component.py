@@ -17,13 +17,14 @@ The encoder loads on first use (or in `initialize`), not at construction, so tha
 saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
 Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
 settings and the probe (msgpack/JSON via srsly); the backbone weights are never saved, only the
-model's name or path. On loading, settings the pipeline was built with win where they differ from
-the defaults (so `spacy.load(path, config=...)` overrides apply); the saved settings fill in the rest.
+model's name or path. Loading restores the saved settings, except those that `spacy.load(path,
+config=...)` overrides.
 Training a probe and the model code live elsewhere (`segmenter.train`, `segmenter.segmenter`).
 """
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -81,7 +82,7 @@ def make_attention_segmenter(
     precision: str,
 ) -> AttentionSegmenter:
     """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`."""
-    return AttentionSegmenter(
+    component = AttentionSegmenter(
         name,
         model=model,
         strategy=strategy,
@@ -92,6 +93,8 @@ def make_attention_segmenter(
         preset=preset,
         precision=precision,
     )
+    component._nlp = weakref.ref(nlp)  # to tell load-time config overrides from saved settings
+    return component
 
 
 class AttentionSegmenter(Pipe):
@@ -135,6 +138,12 @@ class AttentionSegmenter(Pipe):
         )
         self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
         self._segmenter = None
+        self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
+
+    def __reduce__(self):
+        """Picklable (spaCy's multiprocessing may pickle components): name, settings and probe; the
+        encoder is loaded again on first use, and the pipeline reference is not kept."""
+        return (_rebuild, (self.name, self.cfg, self._current_probe()))
 
     # -- settings and the lazily built Segmenter ------------------------------------------------------
 
@@ -290,20 +299,36 @@ class AttentionSegmenter(Pipe):
 
         readers = {"cfg": lambda p: found.update(cfg=srsly.read_json(p)), "probe": read_probe}
         from_disk(path, readers, exclude)
-        self._restore(found["cfg"], found["probe"])
+        self._restore({**found["cfg"], **self._load_time_overrides(path)}, found["probe"])
         return self
+
+    def _load_time_overrides(self, path: Path) -> dict[str, Any]:
+        """Settings that `spacy.load(path, config=...)` overrides: where the pipeline's config differs
+        from the config.cfg saved beside this component. None when loaded any other way."""
+        nlp = self._nlp() if self._nlp is not None else None
+        saved_config = path.parent / "config.cfg"
+        if nlp is None or not saved_config.is_file():
+            return {}
+        from spacy.util import load_config
+
+        saved = load_config(saved_config, interpolate=False)["components"].get(self.name, {})
+        current = nlp.config["components"].get(self.name, {})
+        return {key: current[key] for key in SETTINGS if key in current and current[key] != saved.get(key)}
 
     def _restore(self, cfg: dict[str, Any], probe_data: dict | None) -> None:
         """Adopt saved settings and probe; the Segmenter is rebuilt with them on next use."""
         from segmenter.probe import Probe
 
-        # Settings the pipeline was built with (its config, with spacy.load's overrides) win where they
-        # are not the defaults; the saved ones fill in the rest.
-        current = self.cfg
-        explicit = {key: value for key, value in current.items() if value != DEFAULT_CONFIG[key]}
-        self._apply_settings({**current, **cfg, **explicit})
+        self._apply_settings({**self.cfg, **cfg})
         self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
         self._segmenter = None
+
+
+def _rebuild(name: str, cfg: dict[str, Any], probe) -> AttentionSegmenter:
+    """Unpickle an `AttentionSegmenter` (see its `__reduce__`)."""
+    component = AttentionSegmenter(name, **cfg)
+    component._probe = probe
+    return component
 
 
 def _sent_starts(doc: Doc) -> np.ndarray:

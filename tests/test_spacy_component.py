@@ -3,6 +3,7 @@ serialisation, scoring and its place before the parser of the small English pipe
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -281,16 +282,31 @@ def test_saved_probe_is_the_one_used_after_loading(component):
     assert [s.text for s in nlp("one two three four five").sents] == ["one", "two", "three", "four", "five"]
 
 
-def test_load_time_config_overrides_win_over_saved_settings(tiny_nlp, tmp_path):
-    tiny_nlp.to_disk(tmp_path / "tiny")
-    override = {"components": {"attention_segmenter": {"threshold": 0.99, "batch_size": 4}}}
-    loaded = spacy.load(tmp_path / "tiny", config=override)
-    component = loaded.get_pipe("attention_segmenter")
-    assert (component.threshold, component.batch_size) == (0.99, 4)
+def test_load_time_config_overrides_win_over_saved_settings(tiny_bert_dir, tmp_path):
+    nlp = spacy.blank("en")
+    config = {"model": str(tiny_bert_dir), "strategy": "similarity", "threshold": 0.9, "batch_size": 64}
+    nlp.add_pipe("attention_segmenter", config=config).overwrite = True  # changed after add_pipe
+    nlp.to_disk(tmp_path / "saved")
+    override = {"components": {"attention_segmenter": {"threshold": 0.99, "batch_size": 16}}}
+    component = spacy.load(tmp_path / "saved", config=override).get_pipe("attention_segmenter")
+    assert (component.threshold, component.batch_size) == (0.99, 16)  # 16 is the default: still wins
     assert component.segmenter.decoding.threshold == 0.99
-    assert loaded.config["components"]["attention_segmenter"]["threshold"] == 0.99
-    plain = spacy.load(tmp_path / "tiny").get_pipe("attention_segmenter")
-    assert (plain.threshold, plain.batch_size) == (None, DEFAULT_CONFIG["batch_size"])
+    plain = spacy.load(tmp_path / "saved").get_pipe("attention_segmenter")
+    assert (plain.threshold, plain.batch_size, plain.overwrite) == (0.9, 64, True)  # saved, all of them
+    back_to_none = {"components": {"attention_segmenter": {"threshold": None}}}
+    assert (
+        spacy.load(tmp_path / "saved", config=back_to_none).get_pipe("attention_segmenter").threshold is None
+    )
+
+
+def test_component_pickles(tiny_nlp):
+    """spaCy's multiprocessing may pickle the pipeline's components."""
+    component = tiny_nlp.get_pipe("attention_segmenter")
+    text = "alpha beta gamma. delta epsilon\n\nzeta eta theta"
+    before = starts(tiny_nlp(text))  # the encoder is loaded now
+    copy = pickle.loads(pickle.dumps(component))
+    assert copy.cfg == component.cfg
+    assert starts(copy(tiny_nlp.make_doc(text))) == before
 
 
 def test_unsupervised_strategy_saves_no_probe(tiny_nlp, tmp_path):
