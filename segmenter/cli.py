@@ -10,8 +10,10 @@ to a temporary file beside the target, renamed over it only when everything succ
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
+import os
 import re
 import sys
 from collections.abc import Iterator
@@ -137,6 +139,17 @@ def segment(
                     out.write(line)
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
+    except OSError as exc:  # writing failed: a full disk or device, a reader that went away
+        if output == STDIO:
+            _detach_stdout()
+        target = "stdout" if output == STDIO else output
+        raise click.ClickException(f"cannot write to {target}: {exc.strerror or exc}") from exc
+
+
+def _detach_stdout() -> None:
+    """Point stdout at the null device, so that flushing it at exit does not fail a second time."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # not a real file: a test runner's buffer
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 SMALL_FILE_CHARS = 1 << 20  # files up to this size are batched together; longer ones are streamed

@@ -113,6 +113,20 @@ def test_output_to_an_open_descriptor_appends_in_place(runner, sample, tmp_path)
     assert text.startswith("earlier line\n") and text.count("\n") == 4
 
 
+@pytest.mark.skipif(not hasattr(os, "mknod") or os.geteuid() != 0, reason="needs mknod (root)")
+@pytest.mark.parametrize("size", [1, 3000], ids=["error at close", "error while writing"])
+def test_full_device_is_a_one_line_error(runner, tmp_path, size):
+    """A write that fails (here a /dev/full device: no space left) is one line on stderr and exit 1."""
+    full = tmp_path / "full"
+    os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    source = tmp_path / "in.txt"
+    source.write_text("It rained. We stayed in. " * size, encoding="utf-8")
+    result = runner.invoke(main, ["segment", "--strategy", "similarity", str(source), "-o", str(full)])
+    assert result.exit_code == 1
+    assert result.stderr.strip().count("\n") == 0 and "cannot write to" in result.stderr
+    assert "No space left" in result.stderr
+
+
 def test_model_download_check(monkeypatch):
     """Offline switches refuse downloads at once; a proxy resolves the host itself, so no DNS check."""
     from segmenter.encoder import _why_no_download
