@@ -395,9 +395,8 @@ def train(
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
-        encoder = Encoder(
-            model, max_layer=max(layer_tuple), precision=precision
-        )  # before the data: fails fast
+        # the model loads before the data, so a bad --layers or --model fails at once
+        encoder = Encoder(model, max_layer=max(layer_tuple), precision=precision)
         docs, sources = load_training_documents(specs)
         with _progress(0, progress) as bar:
             probe = train_probe(encoder, docs, config, sources, progress=bar.update)

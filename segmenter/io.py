@@ -187,7 +187,10 @@ class AtomicOutput:
         try:
             if path.is_dir():
                 raise InputError(f"output {self.target} is a directory; pass a file path")
-            existing = os.stat(path) if path.exists() else None  # follows symbolic links
+            try:
+                existing = os.stat(path)  # follows symbolic links
+            except FileNotFoundError:
+                existing = None
             if existing is not None and (not stat.S_ISREG(existing.st_mode) or _is_descriptor(path)):
                 return self._open_in_place(path)
             path = Path(os.path.realpath(path))  # a link stays a link: its target is replaced

@@ -252,13 +252,13 @@ class AttentionSegmenter(Pipe):
                     f"{self.name} cannot overwrite the sentence boundaries of a parsed doc; "
                     "place it before the parser or set overwrite = false"
                 )
-            if len(doc) == 0 or (not self.overwrite and _fully_set(doc)):
+            earlier = _sent_starts(doc)  # 0 = unset
+            if len(doc) == 0 or (not self.overwrite and (earlier != 0).all()):
                 continue
             values = np.full(len(doc), -1, dtype=np.int64)  # 1: starts a sentence, -1: does not
             values[0] = 1
             values[np.asarray(doc_starts, dtype=np.int64)] = 1
-            if not self.overwrite:  # keep what an earlier component set (0 = unset)
-                earlier = _sent_starts(doc)
+            if not self.overwrite:  # keep what an earlier component set
                 values = np.where(earlier != 0, earlier, values)
             doc.from_array([SENT_START], values.view(np.uint64).reshape(-1, 1))
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,8 +35,17 @@ if TYPE_CHECKING:
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time
 LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (see Segmenter.decoding_for)
-# Whitespace that BERT's normaliser deletes instead of splitting at: it joins the characters around it.
-_DELETED_SPACE = "\x0b\x0c\x1c\x1d\x1e\x1f\x85"
+
+
+def _deleted_by_tokenizer(char: str) -> bool:
+    """BERT's normaliser deletes NUL, U+FFFD and control and format characters other than tab, newline
+    and carriage return (it joins the characters around them)."""
+    return char in "\x00\ufffd" or (char not in "\t\n\r" and unicodedata.category(char) in ("Cc", "Cf"))
+
+
+# Whitespace to Python that the tokenizer deletes instead of splitting at: \x0b \x0c \x1c-\x1f \x85
+# (every whitespace character lies below U+3001).
+_DELETED_SPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace() and _deleted_by_tokenizer(c))
 # Last run start in a piece: a non-whitespace character followed by a whitespace run that holds a
 # separator the tokenizer keeps (greedy: the last one).
 _LAST_RUN_START = re.compile(rf".*\S(?=[{_DELETED_SPACE}]*[^\S{_DELETED_SPACE}])", re.DOTALL)
@@ -157,7 +166,7 @@ class TextStream:
         glued = (
             base > 0 and first != "" and not _is_separator(first) and not _is_separator(self._previous_char)
         )
-        self._previous_char = _first_kept(piece[::-1]) or self._previous_char
+        self._previous_char = _first_kept(reversed(piece)) or self._previous_char
         if len(new) == 0:
             return
         if glued:  # a hard cut inside a very long word is no candidate boundary
@@ -269,13 +278,9 @@ def _empty_tokens(surface: bool) -> Tokens:
     )
 
 
-def _first_kept(text: str) -> str:
-    """The first character of `text` that the tokenizer does not delete ("" if none): it deletes NUL,
-    U+FFFD and control and format characters other than tab, newline and carriage return."""
-    for char in text:
-        if char not in "\x00\ufffd" and (char in "\t\n\r" or unicodedata.category(char) not in ("Cc", "Cf")):
-            return char
-    return ""
+def _first_kept(chars: Iterable[str]) -> str:
+    """The first of `chars` that the tokenizer does not delete ("" if none)."""
+    return next((char for char in chars if not _deleted_by_tokenizer(char)), "")
 
 
 def _is_separator(char: str) -> bool:
