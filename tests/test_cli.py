@@ -136,6 +136,8 @@ def test_model_download_check(monkeypatch):
 
     for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY"):
         monkeypatch.delenv(variable, raising=False)
+    for variable in ("http_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(variable, raising=False)
     monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_dns)
     assert "cannot be reached" in _why_no_download()
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
@@ -192,7 +194,10 @@ def test_missing_model_without_a_network_is_one_line_at_once(runner, sample, mon
     def no_network(*args, **kwargs):
         raise OSError("Name or service not known")
 
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    for variable in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HTTPS_PROXY", "https_proxy", "HTTP_PROXY"):
+        monkeypatch.delenv(variable, raising=False)  # a proxy in the environment would let the hub client try
+    for variable in ("http_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(variable, raising=False)
     monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_network)
     result = runner.invoke(main, ["segment", "--model", "no-such-org/no-such-model", str(sample)])
     assert result.exit_code == 1
