@@ -111,7 +111,8 @@ def batch_contrast(contexts: np.ndarray, lengths: np.ndarray, span: int) -> np.n
     For the gap after text token g-1 (prefix index g), with left block [g - span, g) and right block
     [g, min(g + span, n_b)): mean cosine similarity inside each block, self-pairs included, minus the
     mean similarity across them. The mean similarity of m unit vectors is |sum|^2 / m^2, and across two
-    blocks <sum_left, sum_right> / (m_left m_right); prefix sums make every gap O(d).
+    blocks <sum_left, sum_right> / (m_left m_right); each block sum is one sliding-window sum of
+    `span` unit vectors (zeros outside a row's text), so every gap costs O(span * d).
     """
     n_layers, batch, width, n_heads, _ = contexts.shape
     n_max = width - 2
@@ -121,19 +122,22 @@ def batch_contrast(contexts: np.ndarray, lengths: np.ndarray, span: int) -> np.n
     lengths_t = torch.as_tensor(lengths)
     real = torch.arange(n_max)[None, :] < lengths_t[:, None]  # (B, N): text tokens of each row
     text = torch.from_numpy(contexts[:, :, 1 : n_max + 1])  # (L, B, N, H, d)
-    unit = torch.nn.functional.normalize(text, dim=-1, eps=1e-6) * real[None, :, :, None, None]
-    # prefix[g] = sum of the first g unit vectors; constant after a row's last token (zeros follow)
-    zeros = unit.new_zeros((n_layers, batch, span, *unit.shape[3:]))
-    prefix = torch.cat([zeros[:, :, :1], torch.cumsum(unit, dim=2)], dim=2)  # (L, B, N+1, H, d)
-    padded = torch.cat([zeros, prefix, prefix[:, :, -1:].expand_as(zeros)], dim=2)  # span either side
+    scale = real[None, :, :, None] / torch.linalg.vector_norm(text, dim=-1).clamp(min=1e-6)  # (L, B, N, H)
+    unit = text * scale[..., None]  # unit vectors on text tokens, zeros on padding
+    padded = torch.nn.functional.pad(unit, (0, 0, 0, 0, span, span))  # (L, B, N + 2 span, H, d)
+    # sums[j] = unit vectors j - span .. j - 1 (text positions), for j = 0 .. N + span
+    sums = padded[:, :, : n_max + span + 1].clone()
+    for shift in range(1, span):
+        sums += padded[:, :, shift : shift + n_max + span + 1]
     gap = torch.arange(1, n_max)  # (N-1,) prefix index of the gap after token g-1
-    left = prefix[:, :, 1:n_max] - padded[:, :, 1:n_max]  # sum over [max(g - span, 0), g)
-    right = padded[:, :, 1 + 2 * span : n_max + 2 * span] - prefix[:, :, 1:n_max]  # [g, min(g + span, n_b))
-    m_left = (gap - (gap - span).clamp(min=0)).float()[None, None, :, None]  # (1, 1, N-1, 1)
+    left = sums[:, :, 1:n_max]  # (L, B, N-1, H, d): sum over [g - span, g)
+    right = sums[:, :, 1 + span : n_max + span]  # sum over [g, g + span), zeros past the text
+    m_left = gap.clamp(max=span).float()[None, None, :, None]  # (1, 1, N-1, 1)
     ends = torch.minimum(gap[None, :] + span, lengths_t[:, None])  # (B, N-1)
     m_right = (ends - gap[None, :]).clamp(min=1).float()[None, :, :, None]  # (1, B, N-1, 1)
-    within = 0.5 * ((left * left).sum(-1) / m_left**2 + (right * right).sum(-1) / m_right**2)
-    across = (left * right).sum(-1) / (m_left * m_right)
+    dot = torch.linalg.vecdot
+    within = 0.5 * (dot(left, left) / m_left**2 + dot(right, right) / m_right**2)
+    across = dot(left, right) / (m_left * m_right)
     contrast = (within - across) * real[None, :, 1:, None]  # (L, B, N-1, H); gaps past a row's text: 0
     out[:, :, :, : n_max - 1] = contrast.permute(0, 1, 3, 2).numpy()
     return out
