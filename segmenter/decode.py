@@ -6,10 +6,12 @@ and its probability. Output: `Span`s that satisfy the invariants every caller re
 - `span.text == text[span.start:span.end]`; spans are in order, non-overlapping and non-empty;
 - no span starts or ends with whitespace, and every non-whitespace character lies in exactly one span.
 
-Rules, in order: a gap at or above the threshold is a boundary; a blank line (a whitespace run holding
-two or more line breaks) always is; of two boundaries with no letter or digit between them only the
-more probable one stays (so a lone quote or bracket never becomes a segment); with `max_chars`, a
-longer segment is split at its most probable candidate gaps. This module never reads the model.
+Rules, in order: a boundary the model proposes right after the marker of an enumerated list's item
+("... item 2.) | The second item") moves to the marker's start (see `segmenter.lists`); a gap at or
+above the threshold is a boundary; a blank line (a whitespace run holding two or more line breaks)
+always is; of two boundaries with no letter or digit between them only the more probable one stays (so
+a lone quote or bracket never becomes a segment); with `max_chars`, a longer segment is split at its
+most probable candidate gaps. This module never reads the model.
 
 `Decoder` applies these rules incrementally, to a text that arrives in pieces with its candidates, and
 emits each span as soon as no later input can change it; `decode` runs it on a whole text at once, so
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from segmenter import lists
 from segmenter.config import DecodeConfig
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries always win
@@ -98,6 +101,11 @@ class Decoder:
         self._edge = 0  # start of the open segment: the last boundary that nothing can remove
         self._edge_score = 1.0
         self._pending_segments: list[tuple[int, float, int]] = []  # final, not yet turned into spans
+        # list markers (see `_move_list_boundaries`): the text's first character, once found, and the
+        # last marker seen, with its offset
+        self._first_site: int | None = None
+        self._last_marker: tuple[lists.Marker, int] | None = None
+        self._marker_end = 0  # where the last marker seen ends
 
     @property
     def _end(self) -> int:
@@ -124,7 +132,7 @@ class Decoder:
     def finish(self) -> Iterator[Span]:
         """The remaining spans, at the end of the text."""
         end = self._end
-        self._process(end)
+        self._process(end, final=True)
         if (
             self._last is not None
             and self._last[1] < FORCED
@@ -143,24 +151,70 @@ class Decoder:
     def _slice(self, start: int, end: int) -> str:
         return self._text[start - self._base : end - self._base]
 
-    def _process(self, upto: int) -> None:
-        """Apply threshold and suppression to every event (candidate or blank line) before `upto`."""
+    def _process(self, upto: int, final: bool = False) -> None:
+        """Apply list markers, threshold and suppression to every event (candidate or blank line)
+        before `upto`; unless `final`, the last `lists.REACH` characters wait (a marker reads them)."""
+        limit = upto if final else upto - lists.REACH
+        pending: dict[int, float] = {}  # offset -> probability, increasing offsets
+        for offset, prob in self._queue:
+            pending[offset] = max(pending.get(offset, 0.0), prob)
+        self._move_list_boundaries(pending, limit)
         events: dict[int, float] = {}
         keep_queue, keep_forced = [], []
         threshold = self.config.threshold
-        for offset, prob in self._queue:
-            if offset >= upto:
+        for offset, prob in pending.items():
+            if offset >= limit:
                 keep_queue.append((offset, prob))
             elif prob >= threshold and offset > 0:
-                events[offset] = max(events.get(offset, 0.0), prob)
+                events[offset] = prob
         for offset in self._forced:
-            if offset < upto:
+            if offset < limit:
                 events[offset] = FORCED
             else:
                 keep_forced.append(offset)
         self._queue, self._forced = keep_queue, keep_forced
         for offset in sorted(events):
             self._suppress(offset, events[offset])
+
+    def _move_list_boundaries(self, pending: dict[int, float], limit: int) -> None:
+        """A boundary right after a list item's marker moves to the marker's start (see `lists`);
+        `pending` maps candidate offsets to probabilities and is changed in place. Looks at the
+        text's first character and every candidate before `limit`, in order, each once."""
+        sites = [
+            offset
+            for offset in pending
+            if max(self._scanned, self._base, 1) <= offset < min(limit, self._end)
+        ]
+        if self._first_site is None:
+            start = self._first_kept_char(limit)
+            if start is not None:
+                self._first_site = start
+                sites.insert(0, start)  # the first item of a list at the text's start has no candidate
+        for site in sites:
+            if site < self._marker_end or (site not in pending and site != self._first_site):
+                continue  # inside the marker before it ("10." of "• 10."), or moved away by it
+            marker = lists.marker_at(self._slice(max(site - 1, 0), site + lists.REACH), min(site, 1))
+            if marker is None:
+                continue
+            previous, self._last_marker = self._last_marker, (marker, site)
+            self._marker_end = site + marker.length
+            in_list = (
+                previous is not None
+                and site - previous[1] <= lists.LOOKAHEAD
+                and previous[0].is_followed_by(marker)
+            ) or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
+            after = site + marker.length
+            if in_list and pending.get(after, 0.0) >= self.config.threshold:
+                prob = pending.pop(after)
+                if site in pending:
+                    pending[site] = max(pending[site], prob)
+                # else: the text's first character, where no boundary can be
+
+    def _first_kept_char(self, limit: int) -> int | None:
+        """Offset of the text's first non-whitespace character, if it lies before `limit`."""
+        head = self._slice(0, min(limit, self._end)) if self._base == 0 and limit > 0 else ""
+        stripped = len(head) - len(head.lstrip())
+        return stripped if stripped < len(head) else None
 
     def _suppress(self, offset: int, score: float) -> None:
         """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.

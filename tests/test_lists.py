@@ -1,0 +1,132 @@
+"""List markers: what counts as one, and the decoder moving a boundary from after a marker to before it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from invariants import assert_invariants
+
+from segmenter.config import DecodeConfig
+from segmenter.decode import Decoder, decode
+from segmenter.lists import LOOKAHEAD, REACH, marker_at, next_item_follows
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "length"),
+    [
+        ("1. The", 1, 3),
+        ("12) The", 12, 4),
+        ("3.) The", 3, 4),
+        ("(4) The", 4, 4),
+        ("b. The", 2, 3),
+        ("(C) The", 3, 4),
+        ("• 9. The", 9, 5),
+        ("⁃10.\tThe", 10, 5),
+    ],
+)
+def test_marker_forms(text, value, length):
+    marker = marker_at(text, 0)
+    assert marker is not None
+    assert (marker.value, marker.length) == (value, length)
+    assert text[marker.length :] == "The"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["2010. The", "1.5 The", "ab. The", "1.The", "1. ", "(1. The", "e.g. The", "1 The"],
+)
+def test_not_markers(text):
+    assert marker_at(text, 0) is None
+
+
+def test_marker_needs_whitespace_before_it():
+    assert marker_at("item 2. The", 5) is not None
+    assert marker_at("item2. The", 4) is None
+
+
+def test_next_item_must_continue_the_same_style():
+    text = "1. One 2) Two (2) Three a. Four"
+    assert not next_item_follows(text, 0, marker_at(text, 0))
+    text = "1. One and 2. Two"
+    assert next_item_follows(text, 0, marker_at(text, 0))
+    far = "1. One" + " x" * (LOOKAHEAD // 2) + " 2. Two"
+    assert not next_item_follows(far, 0, marker_at(far, 0))
+
+
+def _word_starts(text: str) -> np.ndarray:
+    return np.array([m.start() for m in re.finditer(r"\S+", text)][1:], dtype=np.int64)
+
+
+def _decode(text: str, boundary_after: list[str], threshold: float = 0.5) -> list[str]:
+    """Spans when the model proposes a boundary right after each string in `boundary_after`."""
+    offsets = _word_starts(text)
+    ends = {text.index(s) + len(s) + 1 for s in boundary_after}
+    probs = np.array([0.9 if o in ends else 0.1 for o in offsets])
+    spans = decode(text, offsets, probs, DecodeConfig(threshold=threshold))
+    assert_invariants(text, spans)
+    return [s.text for s in spans]
+
+
+def test_boundary_after_a_marker_moves_to_its_start():
+    text = "1.) The first item 2.) The second item"
+    assert _decode(text, ["1.)", "2.)"]) == ["1.) The first item", "2.) The second item"]
+    text = "a. The first item. b. The second item. c. The third"
+    assert _decode(text, ["b.", "c."]) == ["a. The first item.", "b. The second item.", "c. The third"]
+
+
+def test_marker_outside_an_enumeration_keeps_its_boundary():
+    text = "He scored 10. Then he left."
+    assert _decode(text, ["10."]) == ["He scored 10.", "Then he left."]
+    text = "Points: 3. Then 5. Then more."  # 3 and 5 are not consecutive labels
+    assert _decode(text, ["3.", "5."]) == ["Points: 3.", "Then 5.", "Then more."]
+
+
+def test_a_marker_without_a_boundary_after_it_changes_nothing():
+    text = "Bring 1. The tent 2. The stove"
+    assert _decode(text, []) == [text]
+    assert _decode(text, ["tent"]) == ["Bring 1. The tent", "2. The stove"]
+
+
+def test_the_last_item_is_known_from_the_one_before():
+    text = "Steps: 1. Open it. 2. Close it."
+    assert _decode(text, ["Open it.", "2."]) == ["Steps: 1. Open it.", "2. Close it."]
+
+
+def _stream(text: str, offsets: np.ndarray, probs: np.ndarray, cuts: list[int], config: DecodeConfig):
+    """Decode `text` fed in pieces cut at `cuts`, each piece's candidates given with it."""
+    decoder, spans, start = Decoder(config), [], 0
+    for cut in [*sorted(set(cuts)), len(text)]:
+        if cut <= start:
+            continue
+        decoder.add_text(text[start:cut])
+        inside = (offsets >= start) & (offsets < cut)
+        decoder.add_candidates(offsets[inside], probs[inside])
+        spans += decoder.advance(cut)
+        start = cut
+    return spans + list(decoder.finish())
+
+
+_ITEM = st.sampled_from(
+    ["1.", "2.", "3.", "(1)", "(2)", "a)", "b)", "• 4.", "• 5.", "x", "it.", "The", "10."]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(_ITEM, min_size=1, max_size=60),
+    fill=st.integers(0, REACH + 40),
+    data=st.data(),
+)
+def test_streamed_decoding_equals_whole_text_decoding(words, fill, data):
+    text = " ".join(words[: len(words) // 2]) + " " + "y " * fill + " ".join(words[len(words) // 2 :])
+    offsets = _word_starts(text)
+    probs = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(offsets), max_size=len(offsets))))
+    cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=8))
+    config = DecodeConfig(threshold=0.5)
+    whole = decode(text, offsets, probs, config)
+    assert _stream(text, offsets, probs, cuts, config) == whole
+    assert_invariants(text, whole)
