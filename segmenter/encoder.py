@@ -363,8 +363,9 @@ class Encoder:
     def _reading_attention(self, attn, store: dict, layer: int, bias: torch.Tensor):
         """A forward for the self-attention module `attn` of `layer` that also keeps its probabilities.
 
-        Same result as the model's own attention (scores in float32, softmax over the real keys given
-        by `bias` (B*H, 1, T): 0 for real keys, -inf for padding), stored as (B, H, T, T) under ("p", layer).
+        The model's own attention up to rounding (scores in the encoder's precision, softmax in float32
+        over the real keys given by `bias` (B*H, 1, T): 0 for real keys, -inf for padding); the
+        probabilities are stored as (B, H, T, T) under ("p", layer).
         """
         heads, dim = self.n_heads, self.head_dim
 
@@ -376,8 +377,10 @@ class Encoder:
                 return out.reshape(batch * heads, length, dim)
 
             q, k, v = split(attn.query), split(attn.key), split(attn.value)
-            scores = torch.baddbmm(bias, q.float(), k.float().transpose(1, 2), alpha=dim**-0.5)  # (B*H, T, T)
-            probs = torch.softmax(scores, dim=-1)
+            # scores in the encoder's precision (a bfloat16 product is 4x a float32 one on CPU),
+            # softmax in float32
+            scores = torch.baddbmm(bias.to(q.dtype), q, k.transpose(1, 2), alpha=dim**-0.5)  # (B*H, T, T)
+            probs = torch.softmax(scores.float(), dim=-1)
             store[("p", layer)] = probs.view(batch, heads, length, length)
             context = torch.bmm(probs.to(v.dtype), v)  # (B*H, T, d)
             return context.view(batch, heads, length, dim).transpose(1, 2).reshape(batch, length, -1), None
