@@ -179,17 +179,16 @@ class Decoder:
     def _move_list_boundaries(self, pending: dict[int, float], limit: int) -> None:
         """A boundary right after a list item's marker moves to the marker's start (see `lists`);
         `pending` maps candidate offsets to probabilities and is changed in place. Looks at the
-        text's first character and every candidate before `limit`, in order, each once."""
-        sites = [
-            offset
-            for offset in pending
-            if max(self._scanned, self._base, 1) <= offset < min(limit, self._end)
-        ]
+        text's first character and every candidate before `limit` where a marker starts, in order,
+        each once."""
+        base, start, stop = self._base, max(self._scanned, self._base, 1), min(limit, self._end)
+        found = lists.marker_starts(self._text, start - base, stop - base)
+        sites = [base + at for at in found if base + at in pending]  # markers where a boundary can be
         if self._first_site is None:
-            start = self._first_kept_char(limit)
-            if start is not None:
-                self._first_site = start
-                sites.insert(0, start)  # the first item of a list at the text's start has no candidate
+            first = self._first_kept_char(limit)
+            if first is not None:
+                self._first_site = first
+                sites.insert(0, first)  # the first item of a list at the text's start has no candidate
         for site in sites:
             if site < self._marker_end or (site not in pending and site != self._first_site):
                 continue  # inside the marker before it ("10." of "• 10."), or moved away by it

@@ -13,10 +13,12 @@ This module only reads text; it knows nothing of boundaries or probabilities.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 LOOKAHEAD = 1000  # characters after a marker searched for the next item's marker
-REACH = LOOKAHEAD + 32  # text after a marker's start that deciding about it may read (a marker is < 32)
+MARKER_MAX = 32  # characters a marker (with the whitespace after it) can span, and then some
+REACH = LOOKAHEAD + MARKER_MAX  # text after a marker's start that deciding about it may read
 
 _BULLETS = "•◦▪▫‣⁃∙·*–-"
 _MARKER = re.compile(
@@ -24,6 +26,8 @@ _MARKER = re.compile(
     r"(?:(?P<open>\()(?P<plabel>\d{1,2}|[A-Za-z])\)|(?P<label>\d{1,2}|[A-Za-z])(?P<delim>\.\)|\)|\.))"
     r"\s{1,8}(?=\S)"
 )
+
+_MARKER_START = re.compile(rf"(?<!\S)(?={_MARKER.pattern})")
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,18 @@ def marker_at(text: str, pos: int) -> Marker | None:
     bullet = (match["bullet"] or "").strip()
     style = (bullet, match["open"] or "", kind, match["delim"] or ")")
     return Marker(style=style, value=value, length=match.end() - pos)
+
+
+def marker_starts(text: str, start: int, stop: int) -> Iterator[int]:
+    """Every position in [start, stop) where `marker_at` finds a marker, by one scan of the text.
+
+    >>> list(marker_starts("a 1. b 2) c x3. d", 0, 17))
+    [2, 7]
+    """
+    for found in _MARKER_START.finditer(text, start, min(stop + MARKER_MAX, len(text))):
+        if found.start() >= stop:
+            return
+        yield found.start()
 
 
 def next_item_follows(text: str, pos: int, marker: Marker) -> bool:
