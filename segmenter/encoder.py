@@ -279,6 +279,16 @@ class Encoder:
         flags = token_flags(text, offsets) if surface else None
         return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=flags)
 
+    def joins(self, left: str, right: str) -> bool:
+        """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word (not
+        so for "d" and "!": BERT splits punctuation off). A character that yields no token joins."""
+        enc = self._backend.encode(left + right, add_special_tokens=False)
+        words = [
+            next((w for w, (a, b) in zip(enc.word_ids, enc.offsets, strict=True) if a <= i < b), None)
+            for i in (0, len(left))
+        ]
+        return None in words or words[0] == words[1]
+
     @torch.inference_mode()
     def forward(
         self,

@@ -54,26 +54,24 @@ _NON_SPACE = re.compile(r"\S")
 
 def cut_point(text: str, start: int = 0, limit: int = PIECE_CHARS) -> int | None:
     """End (an index into `text`) of the next piece of text[start:]: right before the last whitespace
-    run that starts inside the next `limit` characters and holds a separator (not only characters the
-    tokenizer deletes, such as a form feed); after `limit` characters inside a longer run of
-    non-whitespace; past a longer run of whitespace, the same rule counted from where it ends; None when
-    the text seen so far is too short to decide.
+    run that starts within `limit` characters of the piece's first non-whitespace character and holds
+    a separator (not only characters the tokenizer deletes, such as a form feed); `limit` characters
+    after that first character when there is none (a very long word, or words joined by deleted
+    characters); None when the text seen so far is too short to decide.
 
     >>> cut_point("ab cd ef", limit=6), cut_point("abcdefgh", limit=4), cut_point("     ab cd", limit=2)
     (5, 4, 7)
+    >>> cut_point("\\x0c\\x0cabc d", limit=4)  # not 4, inside "abc"
+    5
     """
-    end = start + limit
-    if len(text) < end:
-        return None
-    match = _LAST_RUN_START.match(text, start, end)
-    if match is not None:
-        return match.end()
     first = _NON_SPACE.search(text, start)
     if first is None:
         return None  # only whitespace so far: a blank-line run must not be cut
-    if first.start() >= end:
-        return cut_point(text, start, first.start() - start + limit)
-    return end
+    end = first.start() + limit  # leading whitespace does not count: a cut never lands in the next word early
+    if len(text) < end:
+        return None
+    match = _LAST_RUN_START.match(text, start, end)
+    return end if match is None else match.end()
 
 
 class TextStream:
@@ -164,7 +162,11 @@ class TextStream:
         # glued: the piece's first kept character continues the word the previous piece ended with
         first = _first_kept(piece)
         glued = (
-            base > 0 and first != "" and not _is_separator(first) and not _is_separator(self._previous_char)
+            base > 0
+            and first != ""
+            and not _is_separator(first)
+            and not _is_separator(self._previous_char)
+            and self.encoder.joins(self._previous_char, first)
         )
         self._previous_char = _first_kept(reversed(piece)) or self._previous_char
         if len(new) == 0:

@@ -180,6 +180,42 @@ def test_streamed_equals_one_piece_with_deleted_characters(
     assert whole == next(tiny_segmenter.pipe([text]))
 
 
+def test_piece_starting_in_form_feeds_is_not_cut_inside_the_next_word(
+    tiny_bert_dir, tiny_probe_dir, monkeypatch_module
+):
+    """Regression: a piece that began inside a run of form feeds was cut PIECE_CHARS characters after
+    its start, between "rained" and "!", and the "!" lost its word start (in the whole text BERT splits
+    it off as a word of its own). With threshold 0 every candidate is a boundary, so a lost one shows."""
+    from segmenter import Segmenter
+
+    every_gap = Segmenter(model=str(tiny_bert_dir), probe=str(tiny_probe_dir), threshold=0.0)
+    text = "the the the the rained!" + "\x0c" * 30 + "\r\n\r\nrained! b, "
+    whole = next(every_gap.pipe([text]))
+    assert "rained" in [span.text for span in whole]
+    assert every_gap.segment(text) == whole
+
+
+def test_hard_cut_before_a_word_of_its_own_keeps_its_word_start(
+    tiny_bert_dir, tiny_probe_dir, monkeypatch_module
+):
+    """A hard cut inside a word longer than a piece, right before a CJK character, which BERT reads as
+    a word of its own (as it does punctuation)."""
+    from segmenter import Segmenter
+
+    every_gap = Segmenter(model=str(tiny_bert_dir), probe=str(tiny_probe_dir), threshold=0.0)
+    text = "a" * (stream.PIECE_CHARS - 1) + "b\u4e00\u4e8c d"
+    assert stream.cut_point(text, 0, stream.PIECE_CHARS) == stream.PIECE_CHARS  # right before the CJK
+    whole = next(every_gap.pipe([text]))
+    assert "\u4e00" in [span.text for span in whole]
+    assert every_gap.segment(text) == whole
+
+
+def test_tokenizer_joins(tiny_segmenter):
+    encoder = tiny_segmenter.encoder
+    assert encoder.joins("a", "b") and encoder.joins("1", "a")
+    assert not encoder.joins("d", "!") and not encoder.joins("!", "a") and not encoder.joins("a", "\u4e00")
+
+
 def test_hard_cut_inside_a_run_of_form_feeds(tiny_bert_dir, tiny_probe_dir, monkeypatch_module):
     """Regression: after a hard cut inside 30 form feeds, the word after the following space lost its
     word start in the streamed path (no candidate boundary there), unlike the whole text. With threshold
