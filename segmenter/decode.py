@@ -104,7 +104,7 @@ class Decoder:
         # list markers (see `_move_list_boundaries`): the text's first character, once found, and the
         # last marker seen, with its offset
         self._first_site: int | None = None
-        self._last_marker: tuple[lists.Marker, int] | None = None
+        self._last_marker: tuple[lists.Marker, int, bool] | None = None  # marker, offset, anchored
         self._marker_end = 0  # where the last marker seen ends
 
     @property
@@ -195,13 +195,26 @@ class Decoder:
             marker = lists.marker_at(self._slice(max(site - 1, 0), site + lists.REACH), min(site, 1))
             if marker is None:
                 continue
-            previous, self._last_marker = self._last_marker, (marker, site)
-            self._marker_end = site + marker.length
-            in_list = (
+            previous = self._last_marker
+            continues = (
                 previous is not None
                 and site - previous[1] <= lists.LOOKAHEAD
                 and previous[0].is_followed_by(marker)
-            ) or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
+            )
+            # whether this marker's enumeration began at the text's start, a line's start or a colon
+            anchored = (
+                previous[2]
+                if continues
+                else (
+                    site == self._first_site
+                    or lists.opens_line(self._slice(max(site - lists.LOOKBEHIND, 0), site))
+                )
+            )
+            self._last_marker = (marker, site, anchored)
+            self._marker_end = site + marker.length
+            in_list = (anchored or not marker.is_plain) and (
+                continues or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
+            )
             after = site + marker.length
             if in_list and pending.get(after, 0.0) >= self.config.threshold:
                 prob = pending.pop(after)
@@ -267,8 +280,9 @@ class Decoder:
         return offsets[inside], probs[inside]
 
     def _trim(self) -> None:
-        """Drop the text and candidates before the open segment's start."""
-        cut = min(self._edge, self._scanned)
+        """Drop the text and candidates before the open segment's start (keeping the LOOKBEHIND
+        characters a list marker after it may read)."""
+        cut = min(self._edge, self._scanned) - lists.LOOKBEHIND
         if cut - self._base > max(len(self._text) // 2, 1024):
             self._text = self._text[cut - self._base :]
             self._base = cut

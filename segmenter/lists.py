@@ -4,8 +4,10 @@ A list item's marker belongs to the item it labels, but a marker that ends in a 
 end of a sentence, so a model readily proposes a boundary right after it ("... the first item 2." |
 "The second item"). The decoder (`segmenter.decode`) uses this module to move such a boundary to the
 marker's start. A marker counts only inside an enumeration: a marker of the same style whose label is
-one lower comes before it, or one with the next label follows within `LOOKAHEAD` characters, so "He
-scored 10. Then he left." keeps its boundary. Labels are one or two digits or a single letter.
+one lower comes before it, or one with the next label follows within `LOOKAHEAD` characters. A plain
+marker ("2.", "b.", no bracket or bullet) counts only in an enumeration whose first marker opens the
+text or a line or follows a colon, so "Read chapter 1. It explains the idea. Then read chapter 2."
+keeps its boundaries. Labels are one or two digits or a single letter.
 
 This module only reads text; it knows nothing of boundaries or probabilities.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 LOOKAHEAD = 1000  # characters after a marker searched for the next item's marker
 MARKER_MAX = 32  # characters a marker (with the whitespace after it) can span, and then some
 REACH = LOOKAHEAD + MARKER_MAX  # text after a marker's start that deciding about it may read
+LOOKBEHIND = 64  # text before a marker read to see whether it opens a line or follows a colon
 
 _BULLETS = "•◦▪▫‣⁃∙·*–-"
 _MARKER = re.compile(
@@ -43,6 +46,24 @@ class Marker:
     def is_followed_by(self, other: Marker) -> bool:
         """Whether `other` is the next item's marker of the same list."""
         return other.style == self.style and other.value == self.value + 1
+
+    @property
+    def is_plain(self) -> bool:
+        """A label and a period, nothing else: easily a number or letter ending a sentence."""
+        bullet, bracket, _, delimiter = self.style
+        return not bullet and not bracket and delimiter == "."
+
+
+def opens_line(before: str) -> bool:
+    """Whether a marker preceded by the text `before` (its last LOOKBEHIND characters will do) opens a
+    line or follows a colon.
+
+    >>> opens_line("Agenda\\n"), opens_line("Bring: "), opens_line("Read chapter ")
+    (True, True, False)
+    """
+    stripped = before.rstrip()
+    run = before[len(stripped) :]
+    return "\n" in run or "\r" in run or stripped.endswith(":")
 
 
 def marker_at(text: str, pos: int) -> Marker | None:

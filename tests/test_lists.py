@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from invariants import assert_invariants
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import Decoder, decode
+from segmenter.decode import Decoder, blank_line_boundaries, decode
 from segmenter.lists import LOOKAHEAD, REACH, marker_at, next_item_follows
 
 
@@ -85,6 +85,18 @@ def test_marker_outside_an_enumeration_keeps_its_boundary():
     assert _decode(text, ["3.", "5."]) == ["Points: 3.", "Then 5.", "Then more."]
 
 
+def test_plain_markers_count_only_where_the_enumeration_opens_a_line_or_follows_a_colon():
+    text = "Read chapter 1. It explains the idea. Then read chapter 2. It covers the rest."
+    expected = ["Read chapter 1.", "It explains the idea.", "Then read chapter 2.", "It covers the rest."]
+    assert _decode(text, ["1.", "idea.", "2."]) == expected
+    text = "Agenda\n1. Welcome\n2. Budget"
+    assert _decode(text, ["1.", "2."]) == ["Agenda", "1. Welcome", "2. Budget"]
+    text = "Bring: 1. The tent 2. The stove"
+    assert _decode(text, ["1.", "2."]) == ["Bring:", "1. The tent", "2. The stove"]
+    text = "Bring 1) The tent 2) The stove"  # a bracket marks a list anywhere
+    assert _decode(text, ["1)", "2)"]) == ["Bring", "1) The tent", "2) The stove"]
+
+
 def test_a_marker_without_a_boundary_after_it_changes_nothing():
     text = "Bring 1. The tent 2. The stove"
     assert _decode(text, []) == [text]
@@ -99,10 +111,11 @@ def test_the_last_item_is_known_from_the_one_before():
 def _stream(text: str, offsets: np.ndarray, probs: np.ndarray, cuts: list[int], config: DecodeConfig):
     """Decode `text` fed in pieces cut at `cuts`, each piece's candidates given with it."""
     decoder, spans, start = Decoder(config), [], 0
+    blank_lines = blank_line_boundaries(text)
     for cut in [*sorted(set(cuts)), len(text)]:
         if cut <= start:
             continue
-        decoder.add_text(text[start:cut])
+        decoder.add_text(text[start:cut], [o for o in blank_lines if start <= o < cut])
         inside = (offsets >= start) & (offsets < cut)
         decoder.add_candidates(offsets[inside], probs[inside])
         spans += decoder.advance(cut)
@@ -111,7 +124,24 @@ def _stream(text: str, offsets: np.ndarray, probs: np.ndarray, cuts: list[int], 
 
 
 _ITEM = st.sampled_from(
-    ["1.", "2.", "3.", "(1)", "(2)", "a)", "b)", "• 4.", "• 5.", "x", "it.", "The", "10."]
+    [
+        "1.",
+        "2.",
+        "3.",
+        "(1)",
+        "(2)",
+        "a)",
+        "b)",
+        "• 4.",
+        "• 5.",
+        "x",
+        "it.",
+        "The",
+        "10.",
+        "go:",
+        "\n",
+        "\n2.",
+    ]
 )
 
 
