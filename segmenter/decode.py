@@ -31,6 +31,7 @@ from segmenter.config import DecodeConfig
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries always win
 _WHITESPACE_RUN = re.compile(r"\s+")
+_NON_SPACE = re.compile(r"\S")
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,9 @@ class Decoder:
         self._first_site: int | None = None
         self._last_marker: tuple[lists.Marker, int, bool] | None = None  # marker, offset, anchored
         self._marker_end = 0  # where the last marker seen ends
+        self._marker_scan = 0  # markers before this offset have been looked for
+        self._first_scan = 0  # the text before this offset is whitespace
+        self._moved: dict[int, float] = {}  # candidates whose probability a list marker changed
 
     @property
     def _end(self) -> int:
@@ -178,20 +182,21 @@ class Decoder:
 
     def _move_list_boundaries(self, pending: dict[int, float], limit: int) -> None:
         """A boundary right after a list item's marker moves to the marker's start (see `lists`);
-        `pending` maps candidate offsets to probabilities and is changed in place. Looks at the
-        text's first character and every candidate before `limit` where a marker starts, in order,
-        each once."""
-        base, start, stop = self._base, max(self._scanned, self._base, 1), min(limit, self._end)
-        found = lists.marker_starts(self._text, start - base, stop - base)
+        `pending` maps candidate offsets to probabilities and is changed in place (and the moves are
+        remembered for `max_chars`). Reads the text's first character and each marker that starts
+        at a candidate before `limit`, in order, each once."""
+        base, stop = self._base, min(limit, self._end)
+        found = lists.marker_starts(self._text, max(self._marker_scan, base, 1) - base, stop - base)
         sites = [base + at for at in found if base + at in pending]  # markers where a boundary can be
+        self._marker_scan = max(self._marker_scan, stop)
         if self._first_site is None:
-            first = self._first_kept_char(limit)
+            first = self._first_kept_char(stop)
             if first is not None:
                 self._first_site = first
                 sites.insert(0, first)  # the first item of a list at the text's start has no candidate
         for site in sites:
-            if site < self._marker_end or (site not in pending and site != self._first_site):
-                continue  # inside the marker before it ("10." of "• 10."), or moved away by it
+            if site < self._marker_end:
+                continue  # inside the marker before it ("10." of "• 10.")
             marker = lists.marker_at(self._slice(max(site - 1, 0), site + lists.REACH), min(site, 1))
             if marker is None:
                 continue
@@ -216,17 +221,23 @@ class Decoder:
                 continues or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
             )
             after = site + marker.length
-            if in_list and pending.get(after, 0.0) >= self.config.threshold:
-                prob = pending.pop(after)
-                if site in pending:
-                    pending[site] = max(pending[site], prob)
-                # else: the text's first character, where no boundary can be
+            if not in_list or pending.get(after, 0.0) < self.config.threshold:
+                continue
+            if lists.marker_at(self._slice(after - 1, after + lists.MARKER_MAX), 1) is not None:
+                continue  # an empty item ("1." then "2."): the boundary already opens the next item
+            prob = pending.pop(after)
+            self._moved[after] = 0.0
+            if site in pending:
+                pending[site] = self._moved[site] = max(pending[site], prob)
+            # else: the text's first character, where no boundary can be
 
-    def _first_kept_char(self, limit: int) -> int | None:
-        """Offset of the text's first non-whitespace character, if it lies before `limit`."""
-        head = self._slice(0, min(limit, self._end)) if self._base == 0 and limit > 0 else ""
-        stripped = len(head) - len(head.lstrip())
-        return stripped if stripped < len(head) else None
+    def _first_kept_char(self, stop: int) -> int | None:
+        """Offset of the text's first non-whitespace character, if it lies before `stop`."""
+        if self._base != 0 or stop <= self._first_scan:
+            return None
+        found = _NON_SPACE.search(self._text, self._first_scan, stop)
+        self._first_scan = stop
+        return None if found is None else found.start()
 
     def _suppress(self, offset: int, score: float) -> None:
         """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.
@@ -277,7 +288,11 @@ class Decoder:
         offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
         self._cand_offsets, self._cand_probs = [offsets], [probs]
         inside = (offsets > start) & (offsets < end)
-        return offsets[inside], probs[inside]
+        offsets, probs = offsets[inside], probs[inside].copy()
+        for offset, prob in self._moved.items():  # boundaries a list marker moved
+            if start < offset < end:
+                probs[offsets == offset] = prob
+        return offsets, probs
 
     def _trim(self) -> None:
         """Drop the text and candidates before the open segment's start (keeping the LOOKBEHIND
@@ -292,6 +307,8 @@ class Decoder:
             # an empty array is never stored: the check above reads the first stored offset
             kept = keep.any()
             self._cand_offsets, self._cand_probs = ([offsets[keep]], [probs[keep]]) if kept else ([], [])
+        if self._moved:
+            self._moved = {offset: prob for offset, prob in self._moved.items() if offset > self._edge}
 
 
 def _has_alnum(text: str) -> bool:

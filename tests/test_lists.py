@@ -160,3 +160,44 @@ def test_streamed_decoding_equals_whole_text_decoding(words, fill, data):
     whole = decode(text, offsets, probs, config)
     assert _stream(text, offsets, probs, cuts, config) == whole
     assert_invariants(text, whole)
+
+
+def test_an_empty_item_keeps_the_chain_and_the_next_items_boundary():
+    text = "Steps:\n1.\n2. Open it.\n3. Close it."
+    assert _decode(text, ["1.", "2.", "3."]) == ["Steps:\n1.", "2. Open it.", "3. Close it."]
+    assert _decode(text, ["Steps:", "1.", "2.", "3."]) == ["Steps:", "1.", "2. Open it.", "3. Close it."]
+
+
+def test_a_bullet_character_inside_a_word_does_not_hide_the_next_marker():
+    text = "Bring: 1. the tent* 2. the stove"
+    assert _decode(text, ["1.", "2."]) == ["Bring:", "1. the tent*", "2. the stove"]
+
+
+def test_max_chars_does_not_bring_back_a_moved_boundary():
+    text = "Steps:\n1. open the box and take out all the parts\n2. close the box again after you are done"
+    offsets = _word_starts(text)
+    ends = {text.index("1.") + 3, text.index("2.") + 3}
+    probs = np.array([0.9 if o in ends else 0.1 for o in offsets])
+    spans = [s.text for s in decode(text, offsets, probs, DecodeConfig(threshold=0.5, max_chars=30))]
+    assert spans[0] == "Steps:" and spans[1].startswith("1. ") and "2." not in spans
+    assert all(len(s) <= 30 for s in spans)
+
+
+def test_streamed_decoding_looks_for_markers_in_each_stretch_of_text_once(monkeypatch):
+    """No boundary for a long stretch: each advance scans only the text it adds (linear, not quadratic)."""
+    import segmenter.lists as lists_module
+
+    scanned = []
+    real = lists_module.marker_starts
+
+    def spy(text, start, stop):
+        scanned.append((start, stop))
+        return real(text, start, stop)
+
+    monkeypatch.setattr(lists_module, "marker_starts", spy)
+    text = "word " * 2000
+    offsets, probs = _word_starts(text), np.zeros(len(_word_starts(text)))
+    spans = _stream(text, offsets, probs, list(range(0, len(text), 500)), DecodeConfig(threshold=0.5))
+    assert [s.text for s in spans] == [text.strip()]
+    covered = sum(stop - start for start, stop in scanned if stop > start)
+    assert covered <= len(text)
