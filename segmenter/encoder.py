@@ -282,7 +282,7 @@ class Encoder:
     def joins(self, left: str, right: str) -> bool:
         """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word (not
         so for "d" and "!": BERT splits punctuation off). A character that yields no token joins."""
-        enc = self._backend.encode(left + right, add_special_tokens=False)
+        enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", left + right), add_special_tokens=False)
         words = [
             next((w for w, (a, b) in zip(enc.word_ids, enc.offsets, strict=True) if a <= i < b), None)
             for i in (0, len(left))
