@@ -106,10 +106,8 @@ class Decoder:
         # last marker seen, with its offset
         self._first_site: int | None = None
         self._last_marker: tuple[lists.Marker, int, bool] | None = None  # marker, offset, anchored
-        self._marker_end = 0  # where the last marker seen ends
         self._marker_scan = 0  # markers before this offset have been looked for
         self._first_scan = 0  # the text before this offset is whitespace
-        self._moved: dict[int, float] = {}  # candidates whose probability a list marker changed
 
     @property
     def _end(self) -> int:
@@ -125,7 +123,7 @@ class Decoder:
         if len(offsets) == 0:
             return
         self._cand_offsets.append(np.asarray(offsets, dtype=np.int64))
-        self._cand_probs.append(np.asarray(probs, dtype=np.float64))
+        self._cand_probs.append(np.array(probs, dtype=np.float64))  # a copy: list markers may change it
         self._queue.extend(zip(offsets.tolist(), probs.tolist(), strict=True))
 
     def advance(self, upto: int) -> Iterator[Span]:
@@ -182,8 +180,8 @@ class Decoder:
 
     def _move_list_boundaries(self, pending: dict[int, float], limit: int) -> None:
         """A boundary right after a list item's marker moves to the marker's start (see `lists`);
-        `pending` maps candidate offsets to probabilities and is changed in place (and the moves are
-        remembered for `max_chars`). Reads the text's first character and each marker that starts
+        `pending` maps candidate offsets to probabilities and is changed in place, as are the stored
+        candidates that `max_chars` reads. Reads the text's first character and each marker that starts
         at a candidate before `limit`, in order, each once."""
         base, stop = self._base, min(limit, self._end)
         found = lists.marker_starts(self._text, max(self._marker_scan, base, 1) - base, stop - base)
@@ -195,12 +193,12 @@ class Decoder:
                 self._first_site = first
                 sites.insert(0, first)  # the first item of a list at the text's start has no candidate
         for site in sites:
-            if site < self._marker_end:
+            previous = self._last_marker
+            if previous is not None and site < previous[1] + previous[0].length:
                 continue  # inside the marker before it ("10." of "• 10.")
-            marker = lists.marker_at(self._slice(max(site - 1, 0), site + lists.REACH), min(site, 1))
+            marker = lists.marker_at(self._slice(max(site - 1, 0), site + lists.MARKER_MAX), min(site, 1))
             if marker is None:
                 continue
-            previous = self._last_marker
             continues = (
                 previous is not None
                 and site - previous[1] <= lists.LOOKAHEAD
@@ -216,7 +214,6 @@ class Decoder:
                 )
             )
             self._last_marker = (marker, site, anchored)
-            self._marker_end = site + marker.length
             in_list = (anchored or not marker.is_plain) and (
                 continues or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
             )
@@ -226,10 +223,16 @@ class Decoder:
             if lists.marker_at(self._slice(after - 1, after + lists.MARKER_MAX), 1) is not None:
                 continue  # an empty item ("1." then "2."): the boundary already opens the next item
             prob = pending.pop(after)
-            self._moved[after] = 0.0
+            self._store_probability(after, 0.0)
             if site in pending:
-                pending[site] = self._moved[site] = max(pending[site], prob)
+                pending[site] = max(pending[site], prob)
+                self._store_probability(site, pending[site])
             # else: the text's first character, where no boundary can be
+
+    def _store_probability(self, offset: int, prob: float) -> None:
+        """Set the stored probability of the candidate at `offset` (what `max_chars` splits by)."""
+        for offsets, probs in zip(self._cand_offsets, self._cand_probs, strict=True):
+            probs[offsets == offset] = prob
 
     def _first_kept_char(self, stop: int) -> int | None:
         """Offset of the text's first non-whitespace character, if it lies before `stop`."""
@@ -288,11 +291,7 @@ class Decoder:
         offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
         self._cand_offsets, self._cand_probs = [offsets], [probs]
         inside = (offsets > start) & (offsets < end)
-        offsets, probs = offsets[inside], probs[inside].copy()
-        for offset, prob in self._moved.items():  # boundaries a list marker moved
-            if start < offset < end:
-                probs[offsets == offset] = prob
-        return offsets, probs
+        return offsets[inside], probs[inside]
 
     def _trim(self) -> None:
         """Drop the text and candidates before the open segment's start (keeping the LOOKBEHIND
@@ -307,8 +306,6 @@ class Decoder:
             # an empty array is never stored: the check above reads the first stored offset
             kept = keep.any()
             self._cand_offsets, self._cand_probs = ([offsets[keep]], [probs[keep]]) if kept else ([], [])
-        if self._moved:
-            self._moved = {offset: prob for offset, prob in self._moved.items() if offset > self._edge}
 
 
 def _has_alnum(text: str) -> bool:

@@ -102,9 +102,9 @@ def marker_starts(text: str, start: int, stop: int) -> Iterator[int]:
 def next_item_follows(text: str, pos: int, marker: Marker) -> bool:
     """Whether the marker of the next item follows the `marker` at `pos` within LOOKAHEAD characters."""
     start = pos + marker.length
-    stop = min(start + LOOKAHEAD, len(text))
-    for found in _MARKER_START.finditer(text, start, stop):  # every start, overlapping ones too
-        later = marker_at(text[:stop], found.start())
+    ahead = text[: start + LOOKAHEAD]  # the markers read end here too
+    for found in _MARKER_START.finditer(ahead, start):  # every start, overlapping ones too
+        later = marker_at(ahead, found.start())
         if later is not None and marker.is_followed_by(later):
             return True
     return False

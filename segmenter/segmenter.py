@@ -96,7 +96,7 @@ class Segmenter:
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
     preset:    which shipped probe to use when `probe` is None: "accurate" (layers 2-4, the default) or
-               "fast" (layers 1-2, 1.5-1.9x the speed, 0.03-0.06 F1 lower); see segmenter/models/README.md
+               "fast" (layers 1-2, 1.5-1.8x the speed, 0.03-0.06 F1 lower); see segmenter/models/README.md
     """
 
     def __init__(
