@@ -331,5 +331,5 @@ def test_hard_cut_next_to_a_lone_surrogate(tiny_segmenter, monkeypatch_module):
     """The glued check tokenizes the two characters around a hard cut: a lone surrogate must not
     crash it (the tokenizer sees U+FFFD, as everywhere else)."""
     text = "a" * (stream.PIECE_CHARS - 1) + "\ud800" + "bc. Then more."
-    assert tiny_segmenter.encoder.joins("a", "\ud800") in (True, False)
+    assert tiny_segmenter.encoder.joins("a", "\ud800")  # read as U+FFFD, which yields no token: joins
     assert tiny_segmenter.segment(text) == next(tiny_segmenter.pipe([text]))
