@@ -60,7 +60,8 @@ def model_options(func):
             type=click.Choice(PRESETS),
             default=DEFAULT_PRESET,
             show_default=True,
-            help="Shipped probe: accurate (layers 2-4) or fast (layers 1-2, faster); ignored with --probe.",
+            help="Shipped probe: accurate (4 tuned blocks), fast (2 tuned blocks, faster) or frozen (the "
+            "untuned encoder's attention signals, layers 2-4); ignored with --probe.",
         ),
         click.option(
             "--batch-size",
@@ -289,9 +290,8 @@ def _progress(total: int | None, enabled: bool):
 @click.option(
     "--hidden-units",
     type=click.IntRange(min=1),
-    default=128,
-    show_default=True,
-    help="ReLU units of the MLP probe's hidden layer.",
+    default=None,
+    help="ReLU units of the MLP probe's hidden layer.  [default: 128; 256 with --tune-blocks]",
 )
 @click.option(
     "--members",
@@ -328,10 +328,41 @@ def _progress(total: int | None, enabled: bool):
     help="After picking thresholds, refit on every document (held-out ones included); the thresholds "
     "still come from the first fit, which a refitted MLP may not honour.",
 )
+@click.option(
+    "--tune-blocks",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tune the encoder too: low-rank deltas on blocks 1..K, trained jointly with the MLP probe, "
+    "which reads block K's output and the case/punctuation flags (the frozen-encoder feature and "
+    "probe options do not apply). The shipped presets are tuned.",
+)
+@click.option(
+    "--rank",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Rank of the deltas (--tune-blocks).",
+)
+@click.option(
+    "--epochs",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Passes over the data (--tune-blocks).",
+)
+@click.option(
+    "--learning-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=5e-4,
+    show_default=True,
+    help="Peak learning rate of the deltas (--tune-blocks).",
+)
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True)
 @PRECISION_OPTION
 @click.option("--progress/--no-progress", default=True)
+@click.pass_context
 def train(
+    ctx,
     specs,
     out_dir,
     model,
@@ -351,17 +382,46 @@ def train(
     holdout,
     seed,
     refit,
+    tune_blocks,
+    rank,
+    epochs,
+    learning_rate,
     batch_size,
     precision,
     progress,
 ):
-    """Train a boundary probe and write it to --out (probe.npz + meta.json)."""
+    """Train a boundary probe and write it to --out (probe.npz + meta.json).
+
+    With --tune-blocks K the encoder's blocks 1..K are tuned with the probe; the probe then carries
+    their low-rank weight deltas, which the segmenter merges when it loads it.
+    """
+    from click.core import ParameterSource
+
     from segmenter.config import FeatureConfig, WindowConfig
     from segmenter.encoder import Encoder
     from segmenter.errors import ConfigError, SegmenterError
     from segmenter.train import CONDITIONS, TrainConfig, train_probe
     from segmenter.training_data import load_training_documents
+    from segmenter.tune import TuneConfig, tune_probe
 
+    frozen_only = (
+        "layers",
+        "hidden",
+        "vectors",
+        "signals",
+        "surface",
+        "context",
+        "kind",
+        "c",
+        "members",
+        "refit",
+    )
+    if tune_blocks is not None:
+        given = [n for n in frozen_only if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+        if given:
+            raise click.UsageError(
+                f"--{given[0]} describes a probe of the frozen encoder; drop it or --tune-blocks"
+            )
     try:
         layer_tuple = tuple(int(x) for x in layers.split(","))
     except ValueError as exc:
@@ -369,42 +429,76 @@ def train(
     if members > 1 and kind != "mlp":
         raise click.UsageError("--members above 1 needs --kind mlp: only MLP probes can be averaged")
     try:  # option values that do not fit together are usage errors (exit 2)
-        features = FeatureConfig(
-            layers=layer_tuple,
-            vectors=vectors,
-            signals=signals,
-            hidden=hidden,
-            surface=surface,
-            context=context,
+        window = WindowConfig(
+            size=window_size, stride=stride or max(1, min(window_size * 3 // 4, window_size - 3))
         )
-        config = TrainConfig(
-            features=features,
-            window=WindowConfig(
-                size=window_size, stride=stride or max(1, min(window_size * 3 // 4, window_size - 3))
-            ),
-            conditions=CONDITIONS if conditions == "both" else (conditions,),
-            kind=kind,
-            refit=refit,
-            c=c,
-            hidden_units=hidden_units,
-            members=members,
-            holdout=holdout,
-            seed=seed,
-            batch_size=batch_size,
-        )
+        condition_tuple = CONDITIONS if conditions == "both" else (conditions,)
+        if tune_blocks is not None:
+            config = TuneConfig(
+                blocks=tune_blocks,
+                rank=rank,
+                epochs=epochs,
+                learning_rate=learning_rate,
+                hidden_units=hidden_units or 256,
+                window=window,
+                conditions=condition_tuple,
+                holdout=holdout,
+                batch_size=batch_size,
+                seed=seed,
+            )
+        else:
+            features = FeatureConfig(
+                layers=layer_tuple,
+                vectors=vectors,
+                signals=signals,
+                hidden=hidden,
+                surface=surface,
+                context=context,
+            )
+            config = TrainConfig(
+                features=features,
+                window=window,
+                conditions=condition_tuple,
+                kind=kind,
+                refit=refit,
+                c=c,
+                hidden_units=hidden_units or 128,
+                members=members,
+                holdout=holdout,
+                seed=seed,
+                batch_size=batch_size,
+            )
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
         # the model loads before the data, so a bad --layers or --model fails at once
-        encoder = Encoder(model, max_layer=max(layer_tuple), precision=precision)
+        blocks = tune_blocks if tune_blocks is not None else max(layer_tuple)
+        encoder = Encoder(model, max_layer=blocks, precision=precision)
         docs, sources = load_training_documents(specs)
         with _progress(0, progress) as bar:
-            probe = train_probe(encoder, docs, config, sources, progress=bar.update)
+            if tune_blocks is not None:
+                del encoder
+                bar.unit = "batch"
+                probe = tune_probe(
+                    model, docs, config, sources, precision, progress=bar.update, start=_set_total(bar)
+                )
+            else:
+                probe = train_probe(encoder, docs, config, sources, progress=bar.update)
         folder = probe.save(Path(out_dir))
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
     scores = probe.meta["held_out_gap_scores"]
     click.echo(f"wrote {folder} (threshold {probe.meta['threshold']}, held-out gap scores {scores})")
+
+
+def _set_total(bar):
+    """A callback that gives the progress bar `bar` its total once it is known."""
+
+    def start(total: int) -> None:
+        bar.total = total
+        bar.refresh()
+
+    return start
 
 
 def _register_optional_commands() -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
-PRESETS = ("accurate", "fast")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
+PRESETS = ("accurate", "fast", "frozen")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
 DEFAULT_PRESET = "accurate"
 PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`
 

@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 import numpy as np
 import torch
 
+from segmenter.adapter import merge
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.surface import token_flags
@@ -223,7 +224,10 @@ class Encoder:
         device: str = "cpu",
         max_layer: int | None = None,
         precision: str = "auto",
+        deltas: dict[str, np.ndarray] | None = None,
     ):
+        """deltas: low-rank weight deltas of a tuned probe (`segmenter.adapter`), merged into the weights
+        of the blocks kept before they are cast to `precision`."""
         resolved_device = resolve_device(device)
         self.precision = resolve_precision(precision, resolved_device)
         tokenizer, encoder, name = _load(model)
@@ -247,6 +251,8 @@ class Encoder:
         encoder.config.num_hidden_layers = keep
         if hasattr(encoder, "pooler"):
             encoder.pooler = None
+        if deltas:
+            merge(encoder, deltas)
         self.loaded_layers = keep
         self.device = resolved_device
         dtype = torch.bfloat16 if self.precision == "bfloat16" else torch.float32

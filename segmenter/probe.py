@@ -2,7 +2,9 @@
 
 Two kinds share one format: `logistic` (one linear layer) and `mlp` (one ReLU hidden layer, then a
 linear output); `average` merges MLPs fitted with different seeds into one wider MLP (their mean
-logit). Inputs are standardised with the training mean and scale. On disk a probe is a folder
+logit). Inputs are standardised with the training mean and scale. A probe trained together with
+its encoder (`segmenter.tune`) also carries that encoder's low-rank weight deltas, which the encoder
+merges when it loads (`segmenter.adapter`). On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
 backbone, layers, window, features, threshold, training data, scores). Inference runs the products in
 torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
@@ -20,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from segmenter.adapter import layers_of
 from segmenter.errors import ProbeError
 from segmenter.features import gap_picks
 
 ARRAYS = "probe.npz"
+DELTA_PREFIX = "delta:"  # array names of the encoder deltas inside probe.npz
 META = "meta.json"
 KINDS = ("logistic", "mlp")
 
@@ -36,6 +40,8 @@ class Probe:
     weights:     per layer (D_in, D_out) float32; the last layer has D_out = 1
     biases:      per layer (D_out,) float32
     meta:        free-form JSON-able description
+    deltas:      low-rank encoder weight deltas the probe was trained with ("<dense layer>.a" (r, in),
+                 "<dense layer>.b" (out, r)); empty for a probe of the frozen encoder
     source:      the folder it was loaded from (None when built in memory); not saved
     """
 
@@ -44,6 +50,7 @@ class Probe:
     weights: tuple[np.ndarray, ...]
     biases: tuple[np.ndarray, ...]
     meta: dict = field(default_factory=dict)
+    deltas: dict[str, np.ndarray] = field(default_factory=dict)
     source: str | None = None
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # derived, not saved
 
@@ -124,6 +131,7 @@ class Probe:
         named = {"mean": self.mean, "scale": self.scale}
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             named[f"w{i}"], named[f"b{i}"] = w, b
+        named.update({DELTA_PREFIX + name: factor for name, factor in self.deltas.items()})
         return {k: np.asarray(v, dtype=np.float32) for k, v in named.items()}
 
     def save(self, folder: str | Path) -> Path:
@@ -184,7 +192,9 @@ class Probe:
         values = [mean, scale, *weights, *biases]
         if not all(np.isfinite(v).all() for v in values) or (scale <= 0).any():
             raise ValueError("non-finite values or non-positive scale")
-        return cls(mean, scale, tuple(weights), tuple(biases), dict(meta))
+        deltas = {k[len(DELTA_PREFIX) :]: v for k, v in arrays.items() if k.startswith(DELTA_PREFIX)}
+        layers_of(deltas)  # ValueError unless the factors pair up
+        return cls(mean, scale, tuple(weights), tuple(biases), dict(meta), deltas)
 
     def to_bytes(self) -> dict:
         """A msgpack-friendly dict: each array as its shape and little-endian float32 bytes."""

@@ -95,8 +95,10 @@ class Segmenter:
                (None: the one shipped for the backbone)
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
-    preset:    which shipped probe to use when `probe` is None: "accurate" (layers 2-4, the default) or
-               "fast" (layers 1-2, 1.5-1.8x the speed, 0.03-0.06 F1 lower); see segmenter/models/README.md
+    preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-4 tuned
+               with the probe), "fast" (blocks 1-2 tuned: faster, a little less accurate) or "frozen"
+               (the untuned encoder's attention signals and block outputs, layers 2-4); see
+               segmenter/models/README.md
     """
 
     def __init__(
@@ -144,7 +146,13 @@ class Segmenter:
             else self.decoding
             for condition in ("clean", "corrupt")
         }
-        self.encoder = Encoder(model, device=device, max_layer=max(self.features.layers), precision=precision)
+        self.encoder = Encoder(
+            model,
+            device=device,
+            max_layer=max(self.features.layers),
+            precision=precision,
+            deltas=self.probe.deltas if self.probe is not None else None,
+        )
         if self.window.size > self.encoder.max_positions:
             self.window = WindowConfig(
                 size=self.encoder.max_positions, stride=self.encoder.max_positions // 2

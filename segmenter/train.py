@@ -120,6 +120,68 @@ def prf(predicted: np.ndarray, gold: np.ndarray) -> dict:
     return {"precision": round(precision, 4), "recall": round(recall, 4), "f1": round(f1, 4)}
 
 
+def split_documents(docs: Sequence[Document], holdout: float, seed: int) -> tuple[list, list]:
+    """(training documents, held-out documents): a random share `holdout` of `docs` is held out."""
+    order = np.random.default_rng(seed).permutation(len(docs))
+    n_holdout = int(round(len(docs) * holdout)) if len(docs) > 1 else 0
+    held = {int(i) for i in order[:n_holdout]}
+    return [d for i, d in enumerate(docs) if i not in held], [d for i, d in enumerate(docs) if i in held]
+
+
+def collect_gaps(
+    encoder: Encoder,
+    docs: Sequence[Document],
+    conditions: Sequence[str],
+    features: FeatureConfig,
+    window: WindowConfig,
+    batch_size: int = 16,
+    progress: Callable[[int], None] | None = None,
+) -> dict[str, GapData]:
+    """`gap_data` of `docs` under each condition that yields any gap."""
+    by_condition = {}
+    for condition in conditions:
+        variants = [doc for _, doc in conditioned(docs, [condition])]
+        data = gap_data(encoder, variants, features, window, batch_size, progress)
+        if data.labels.size:
+            by_condition[condition] = data
+    return by_condition
+
+
+def held_out_thresholds(probe: Probe, held: dict[str, GapData]) -> tuple[float, dict, dict]:
+    """(threshold for all text, threshold per condition, gap scores per condition at its threshold),
+    each maximising gap F1 on the held-out gaps `held`; 0.5 and empty dicts without held-out gaps."""
+    if not held:
+        return 0.5, {}, {}
+    probs = {c: probe.predict(d.features) for c, d in held.items()}
+    threshold, _ = best_threshold(
+        np.concatenate(list(probs.values())), np.concatenate([d.labels for d in held.values()])
+    )
+    thresholds, scores = {}, {}
+    for condition, data in held.items():
+        thresholds[condition], scores[condition] = best_threshold(probs[condition], data.labels)
+    return threshold, thresholds, scores
+
+
+def settings_meta(
+    encoder: Encoder, features: FeatureConfig, window: WindowConfig, threshold: float, thresholds: dict
+) -> dict:
+    """The meta fields the segmenter reads back (`segmenter.segmenter.settings_from_meta`)."""
+    return {
+        "backbone": encoder.name,
+        "precision": encoder.precision,  # of the features the thresholds were chosen on
+        "layers": list(features.layers),
+        "vectors": features.vectors,
+        "signals": features.signals,
+        "span": features.span,
+        "hidden": features.hidden,
+        "context": features.context,
+        "surface": features.surface,
+        "window": asdict(window),
+        "threshold": threshold,
+        "thresholds": thresholds,
+    }
+
+
 def _fit(features: np.ndarray, labels: np.ndarray, config: TrainConfig) -> Probe:
     """One probe, or the average of `config.members` MLPs fitted with consecutive seeds."""
     members = [
@@ -140,21 +202,12 @@ def train_probe(
 
     sources: human-readable names of the training data, recorded in the meta file.
     """
-    rng = np.random.default_rng(config.seed)
-    order = rng.permutation(len(docs))
-    n_holdout = int(round(len(docs) * config.holdout)) if len(docs) > 1 else 0
-    held = {int(i) for i in order[:n_holdout]}
-    train_docs = [d for i, d in enumerate(docs) if i not in held]
-    held_docs = [d for i, d in enumerate(docs) if i in held]
+    train_docs, held_docs = split_documents(docs, config.holdout, config.seed)
 
     def collect(subset) -> dict[str, GapData]:
-        by_condition = {}
-        for condition in config.conditions:
-            variants = [doc for _, doc in conditioned(subset, [condition])]
-            data = gap_data(encoder, variants, config.features, config.window, config.batch_size, progress)
-            if data.labels.size:
-                by_condition[condition] = data
-        return by_condition
+        return collect_gaps(
+            encoder, subset, config.conditions, config.features, config.window, config.batch_size, progress
+        )
 
     train_data = collect(train_docs)
     if not train_data:
@@ -165,33 +218,16 @@ def train_probe(
     del features
 
     # Thresholds: one for all text, and one per condition (the segmenter picks by the text's look).
-    threshold, thresholds, dev_scores = 0.5, {}, {}
     held_data = collect(held_docs) if held_docs else {}
-    if held_data:
-        probs = {c: probe.predict(d.features) for c, d in held_data.items()}
-        all_labels = np.concatenate([d.labels for d in held_data.values()])
-        threshold, _ = best_threshold(np.concatenate(list(probs.values())), all_labels)
-        for condition, data in held_data.items():
-            thresholds[condition], dev_scores[condition] = best_threshold(probs[condition], data.labels)
-        if config.refit:
-            everything = [*train_data.values(), *held_data.values()]
-            labels = np.concatenate([d.labels for d in everything])
-            features = np.concatenate([d.features for d in everything])
-            probe = _fit(features, labels, config)
-            del features
+    threshold, thresholds, dev_scores = held_out_thresholds(probe, held_data)
+    if held_data and config.refit:
+        everything = [*train_data.values(), *held_data.values()]
+        labels = np.concatenate([d.labels for d in everything])
+        features = np.concatenate([d.features for d in everything])
+        probe = _fit(features, labels, config)
+        del features
     meta = {
-        "backbone": encoder.name,
-        "precision": encoder.precision,  # of the features the probe was fitted on
-        "layers": list(config.features.layers),
-        "vectors": config.features.vectors,
-        "signals": config.features.signals,
-        "span": config.features.span,
-        "hidden": config.features.hidden,
-        "context": config.features.context,
-        "surface": config.features.surface,
-        "window": asdict(config.window),
-        "threshold": threshold,
-        "thresholds": thresholds,
+        **settings_meta(encoder, config.features, config.window, threshold, thresholds),
         "kind": config.kind,
         "hidden_units": config.hidden_units if config.kind == "mlp" else None,
         "members": config.members,  # averaged MLPs; the stored hidden layer has members * hidden_units

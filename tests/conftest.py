@@ -79,3 +79,16 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
+
+
+@pytest.fixture
+def tiny_conllu(tmp_path) -> Path:
+    """Six two-sentence documents in CoNLL-U (text lines only), for training runs that must be quick."""
+    path = tmp_path / "tiny.conllu"
+    path.write_text(
+        "".join(
+            f"# newdoc id = d{i}\n# text = The cat sat.\n# text = It slept {i} hours!\n" for i in range(6)
+        ),
+        encoding="utf-8",
+    )
+    return path

@@ -211,14 +211,8 @@ def test_usage_errors_exit_2(runner, sample):
     assert runner.invoke(main, ["segment", "--strategy", "magic", str(sample)]).exit_code == 2
 
 
-def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_bert_dir):
-    data = tmp_path / "tiny.conllu"
-    data.write_text(
-        "".join(
-            f"# newdoc id = d{i}\n# text = The cat sat.\n# text = It slept {i} hours!\n" for i in range(6)
-        ),
-        encoding="utf-8",
-    )
+def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_bert_dir):
+    data = tiny_conllu
     out = tmp_path / "probe"
     args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
     shape = ["--layers", "1,2", "--window-size", "16", "--members", "2"]

@@ -1,0 +1,224 @@
+"""Tune the encoder with its probe: low-rank deltas on blocks 1..K, trained jointly with an MLP head.
+
+The head reads what a frozen-encoder probe with `FeatureConfig(layers=(K,), hidden=True, surface=True)`
+reads: block K's output and the case/punctuation flags of the two tokens around each gap. Training
+minimises binary cross-entropy over every candidate gap (before a word-start token) of sliding windows
+over the training documents, as written and corrupted. The result is an ordinary `Probe` (the head's
+arrays, no standardisation) that carries the encoder deltas; its thresholds are chosen on held-out
+documents through the inference path itself (merged deltas, the inference precision), so they fit
+what the segmenter will compute. Reading data and the CLI live elsewhere.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from segmenter.adapter import DENSE, attach, export
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.corpus import Document
+from segmenter.encoder import Encoder, Tokens, native_bfloat16
+from segmenter.errors import ConfigError, InputError
+from segmenter.probe import Probe
+from segmenter.train import (
+    CONDITIONS,
+    collect_gaps,
+    conditioned,
+    held_out_thresholds,
+    settings_meta,
+    split_documents,
+)
+from segmenter.windows import Window, batch_inputs, plan
+
+IGNORE = -1  # label of positions that are not candidate gaps
+
+
+@dataclass(frozen=True)
+class TuneConfig:
+    # the recipe of the shipped presets (blocks: 4 for `accurate`, 2 for `fast`)
+    blocks: int = 4  # blocks 1..blocks get deltas; the head reads block `blocks`'s output
+    rank: int = 16
+    epochs: int = 8
+    learning_rate: float = 5e-4  # of the deltas (one-cycle schedule); the head's is head_learning_rate
+    head_learning_rate: float = 1e-3
+    hidden_units: int = 256
+    window: WindowConfig = WindowConfig(size=128, stride=96)
+    conditions: tuple[str, ...] = CONDITIONS
+    holdout: float = 0.2
+    batch_size: int = 16
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+
+    @property
+    def features(self) -> FeatureConfig:
+        return FeatureConfig(layers=(self.blocks,), vectors=False, signals=False, hidden=True, surface=True)
+
+
+@dataclass(frozen=True)
+class _Example:
+    """One training text: tokens with surface flags, and a label per token (gap before it)."""
+
+    tokens: Tokens
+    labels: np.ndarray  # (N,) int64: 1 boundary, 0 no boundary, IGNORE not a candidate
+
+
+def tune_probe(
+    model: str | None,
+    docs: Sequence[Document],
+    config: TuneConfig,
+    sources: Sequence[str],
+    precision: str = "auto",
+    progress: Callable[[int], None] | None = None,
+    start: Callable[[int], None] | None = None,
+) -> Probe:
+    """Tune deltas and head on `docs` (under each condition); thresholds from a held-out share.
+
+    model: backbone (None: the packaged default). precision: of the inference the thresholds are chosen
+    for (training runs float32 weights, with bfloat16 products where the CPU has them natively).
+    start(total) is called once with the number of
+    progress steps (training batches) before the first `progress(1)`.
+    """
+    torch.manual_seed(config.seed)
+    train_docs, held_docs = split_documents(docs, config.holdout, config.seed)
+    encoder = Encoder(model, max_layer=config.blocks, precision="float32")
+    examples = [_example(encoder, doc) for _, doc in conditioned(train_docs, config.conditions)]
+    windows = [
+        w for i, ex in enumerate(examples) for w in plan(len(ex.tokens), config.window, text=i) if len(w) >= 2
+    ]
+    if not any((ex.labels >= 0).any() for ex in examples) or not windows:
+        raise InputError("training documents hold no candidate gaps; give more text")
+    batches_per_epoch = math.ceil(len(windows) / config.batch_size)
+    if start is not None:
+        start(config.epochs * batches_per_epoch)
+
+    model_ = encoder.model.float().train()
+    deltas = attach(model_, config.blocks, config.rank, config.seed)
+    width = encoder.hidden_size + examples[0].tokens.surface.shape[1]
+    head = torch.nn.Sequential(
+        torch.nn.Linear(2 * width, config.hidden_units),
+        torch.nn.ReLU(),
+        torch.nn.Linear(config.hidden_units, 1),
+    )
+    optimiser = torch.optim.AdamW(
+        [
+            {"params": deltas, "lr": config.learning_rate},
+            {"params": head.parameters(), "lr": config.head_learning_rate},
+        ],
+        weight_decay=0.01,
+    )
+    schedule = torch.optim.lr_scheduler.OneCycleLR(
+        optimiser,
+        max_lr=[config.learning_rate, config.head_learning_rate],
+        total_steps=config.epochs * batches_per_epoch,
+        pct_start=0.1,
+    )
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=native_bfloat16(torch.device("cpu")))
+    order = np.random.default_rng(config.seed)
+    for _ in range(config.epochs):
+        shuffled = order.permutation(len(windows))
+        for first in range(0, len(windows), config.batch_size):
+            batch = [windows[i] for i in shuffled[first : first + config.batch_size]]
+            ids, mask, labels, surface = _batch(encoder, examples, batch)
+            with autocast:
+                logits = _gap_logits(model_, head, ids, mask, surface)  # (B, T)
+            real = labels != IGNORE
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                logits[real].float(), labels[real].float()
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            if progress is not None:
+                progress(1)
+
+    probe = Probe(
+        np.zeros(2 * width, np.float32),
+        np.ones(2 * width, np.float32),
+        tuple(layer.weight.detach().numpy().T.copy() for layer in (head[0], head[2])),  # (in, out)
+        tuple(layer.bias.detach().numpy().copy() for layer in (head[0], head[2])),
+        deltas=export(model_),
+    )
+    del model_, encoder
+
+    # Thresholds: through the inference path (merged deltas, inference precision).
+    tuned = Encoder(model, max_layer=config.blocks, precision=precision, deltas=probe.deltas)
+    held = collect_gaps(tuned, held_docs, config.conditions, config.features, config.window, progress=None)
+    threshold, thresholds, scores = held_out_thresholds(probe, held)
+    meta = {
+        **settings_meta(tuned, config.features, config.window, threshold, thresholds),
+        "kind": "mlp",
+        "hidden_units": config.hidden_units,
+        "members": 1,
+        "seed": config.seed,
+        "tuned": {
+            "blocks": config.blocks,
+            "dense_layers": list(DENSE),
+            "rank": config.rank,
+            "epochs": config.epochs,
+            "learning_rate": config.learning_rate,
+            "head_learning_rate": config.head_learning_rate,
+            "batch_size": config.batch_size,
+        },
+        "conditions": list(config.conditions),
+        "training_data": list(sources),
+        "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
+        "n_train_windows": len(windows),
+        "n_train_gaps": int(sum((ex.labels >= 0).sum() for ex in examples)),
+        "n_train_boundaries": int(sum((ex.labels == 1).sum() for ex in examples)),
+        "held_out_gap_scores": scores,  # per condition, at that condition's threshold
+        "created": _dt.date.today().isoformat(),
+    }
+    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta, probe.deltas)
+
+
+def _example(encoder: Encoder, doc: Document) -> _Example:
+    tokens = encoder.tokenize(doc.text, surface=True)
+    gold = set(doc.boundaries)
+    labels = np.full(len(tokens), IGNORE, dtype=np.int64)
+    starts = np.flatnonzero(tokens.word_start)
+    labels[starts] = [int(offset in gold) for offset in tokens.offsets[starts, 0].tolist()]
+    return _Example(tokens, labels)
+
+
+def _batch(
+    encoder: Encoder, examples: list[_Example], batch: list[Window]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """ids, mask (B, T); labels (B, T) of the gap before each position (IGNORE where none: special
+    tokens, padding, a window's first token); surface flags (B, T, F)."""
+    ids, mask = batch_inputs(
+        [ex.tokens.ids for ex in examples], batch, encoder.cls_id, encoder.sep_id, encoder.pad_id, multiple=16
+    )
+    width, flags = ids.shape[1], examples[0].tokens.surface.shape[1]
+    labels = np.full((len(batch), width), IGNORE, dtype=np.int64)
+    surface = np.zeros((len(batch), width, flags), dtype=np.float32)
+    for row, window in enumerate(batch):
+        example = examples[window.text]
+        # text token i of the window sits at position 1 + i; the gap before it exists for i >= 1
+        labels[row, 2 : 1 + len(window)] = example.labels[window.start + 1 : window.end]
+        surface[row, 1 : 1 + len(window)] = example.tokens.surface[window.start : window.end]
+    return torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(labels), torch.from_numpy(surface)
+
+
+def _gap_logits(
+    model: torch.nn.Module,
+    head: torch.nn.Module,
+    ids: torch.Tensor,
+    mask: torch.Tensor,
+    surface: torch.Tensor,
+) -> torch.Tensor:
+    """(B, T) logit of a boundary in the gap before each position, from the features of the tokens on
+    both sides (the layout of `WindowFeatures.gap_matrix` with context 1: left token first)."""
+    hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
+    tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
+    left = torch.roll(tokens, shifts=1, dims=1)  # position t holds token t-1
+    return head(torch.cat([left, tokens], dim=-1)).squeeze(-1)

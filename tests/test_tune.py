@@ -1,0 +1,147 @@
+"""Tuned probes: low-rank encoder deltas are trained, stored with the probe, and merged on load."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+from invariants import assert_invariants
+
+from segmenter.adapter import DENSE, LowRankLinear, attach, export, merge
+from segmenter.cli import main
+from segmenter.config import WindowConfig
+from segmenter.corpus import Document
+from segmenter.encoder import Encoder
+from segmenter.errors import ConfigError, ProbeError
+from segmenter.probe import Probe
+from segmenter.segmenter import Segmenter
+from segmenter.tune import TuneConfig, tune_probe
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+DOCS = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+SMALL = dict(blocks=2, rank=2, epochs=2, hidden_units=8, window=WindowConfig(16, 10), holdout=0.3)
+
+
+@pytest.fixture(scope="module")
+def tuned(tiny_bert_dir) -> Probe:
+    return tune_probe(str(tiny_bert_dir), DOCS, TuneConfig(**SMALL), ["synthetic"])
+
+
+def _hidden(model, ids: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state
+
+
+def test_merged_deltas_compute_what_the_trained_adapter_computed(tiny_bert_dir):
+    adapted = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32").model
+    attach(adapted, n_blocks=2, rank=3, seed=1)
+    wrapped = [m for m in adapted.modules() if isinstance(m, LowRankLinear)]
+    assert len(wrapped) == 2 * len(DENSE)
+    with torch.no_grad():
+        for module in wrapped:  # B starts at zero; give it values as training would
+            module.b.normal_(std=0.05)
+    ids = torch.tensor([[101, 1996, 4937, 2938, 1012, 2009, 2001, 5458, 999, 102]])
+    deltas = export(adapted)
+    plain = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
+    merged = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32", deltas=deltas)
+    torch.testing.assert_close(_hidden(merged.model, ids), _hidden(adapted, ids), rtol=1e-4, atol=1e-5)
+    assert not torch.allclose(_hidden(plain.model, ids), _hidden(adapted, ids), atol=1e-3)
+    # only the attached parameters train
+    assert all(not p.requires_grad for n, p in adapted.named_parameters() if not n.endswith((".a", ".b")))
+
+
+def test_deltas_for_another_shape_or_without_a_partner_are_refused(tiny_bert_dir):
+    model = Encoder(str(tiny_bert_dir), max_layer=1, precision="float32").model
+    name = "encoder.layer.0.attention.self.query"
+    with pytest.raises(ProbeError, match="another backbone"):
+        merge(model, {f"{name}.a": np.zeros((2, 7), np.float32), f"{name}.b": np.zeros((48, 2), np.float32)})
+    with pytest.raises(ProbeError, match="inconsistent"):
+        merge(model, {f"{name}.a": np.zeros((2, 48), np.float32)})
+    # a delta for a block this encoder does not load changes nothing and is no error
+    before = model.encoder.layer[0].output.dense.weight.clone()
+    far = "encoder.layer.5.output.dense"
+    merge(model, {f"{far}.a": np.ones((1, 96), np.float32), f"{far}.b": np.ones((48, 1), np.float32)})
+    torch.testing.assert_close(model.encoder.layer[0].output.dense.weight, before)
+
+
+def test_tuning_gives_a_probe_that_carries_its_deltas(tuned, tiny_bert_dir, tmp_path):
+    assert sorted({k.rsplit(".", 1)[0] for k in tuned.deltas}) == sorted(
+        f"encoder.layer.{i}.{path}" for i in range(2) for path in DENSE
+    )
+    assert tuned.deltas["encoder.layer.0.attention.self.query.a"].shape == (2, 48)
+    assert any(np.abs(v).max() > 0 for k, v in tuned.deltas.items() if k.endswith(".b"))  # B moved off zero
+    meta = tuned.meta
+    assert meta["layers"] == [2] and meta["hidden"] and meta["surface"] and not meta["signals"]
+    assert meta["tuned"]["blocks"] == 2 and meta["tuned"]["rank"] == 2
+    assert set(meta["thresholds"]) == {"clean", "corrupt"}
+    assert meta["n_train_boundaries"] > 0 and meta["training_data"] == ["synthetic"]
+    reloaded = Probe.load(tuned.save(tmp_path / "tuned"))
+    assert reloaded.deltas.keys() == tuned.deltas.keys()
+    for key, value in tuned.deltas.items():
+        np.testing.assert_array_equal(reloaded.deltas[key], value)
+    carried = Probe.from_bytes(tuned.to_bytes())  # the spaCy component's serialisation
+    np.testing.assert_array_equal(carried.deltas[key], tuned.deltas[key])
+
+
+def test_the_segmenter_merges_a_tuned_probes_deltas(tuned, tiny_bert_dir):
+    seg = Segmenter(model=str(tiny_bert_dir), probe=tuned, precision="float32")
+    base = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32").model
+    name = "encoder.layer.1.intermediate.dense"
+    expected = base.encoder.layer[1].intermediate.dense.weight + torch.from_numpy(
+        tuned.deltas[f"{name}.b"] @ tuned.deltas[f"{name}.a"]
+    )
+    torch.testing.assert_close(seg.encoder.model.encoder.layer[1].intermediate.dense.weight, expected)
+    assert seg.encoder.loaded_layers == 2
+    text = "The dog ran.  It stopped!\nthen it slept"
+    assert_invariants(text, seg.segment(text))
+
+
+def test_a_probe_with_broken_deltas_is_refused_on_load(tuned, tmp_path):
+    folder = tuned.save(tmp_path / "broken")
+    with np.load(folder / "probe.npz") as data:
+        arrays = {k: data[k] for k in data.files if k != "delta:encoder.layer.0.output.dense.b"}
+    np.savez(folder / "probe.npz", **arrays)
+    with pytest.raises(ProbeError, match="inconsistent"):
+        Probe.load(folder)
+
+
+def test_tune_config_is_validated():
+    for field in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
+        with pytest.raises(ConfigError, match=field):
+            TuneConfig(**{field: 0})
+
+
+def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tiny_conllu):
+    data = tiny_conllu
+    out = tmp_path / "tuned"
+    args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
+    tune = [
+        "--tune-blocks",
+        "1",
+        "--rank",
+        "2",
+        "--epochs",
+        "1",
+        "--hidden-units",
+        "8",
+        "--window-size",
+        "16",
+    ]
+    runner = CliRunner()
+    result = runner.invoke(main, [*args, *tune])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["tuned"] == {**meta["tuned"], "blocks": 1, "rank": 2, "epochs": 1}
+    assert meta["layers"] == [1] and meta["hidden_units"] == 8
+    refused = runner.invoke(main, [*args, *tune, "--layers", "1,2"])
+    assert refused.exit_code == 2 and "--layers" in refused.output
+    too_deep = runner.invoke(main, [*args, "--tune-blocks", "13"])
+    assert too_deep.exit_code == 1 and "layer 13 does not exist" in too_deep.output
+    text = "The dog ran. It stopped."
+    seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
+    assert seg.exit_code == 0, seg.output
+    assert " ".join(seg.stdout.split()) == text
