@@ -24,6 +24,7 @@ from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder, Tokens, native_bfloat16
 from segmenter.errors import ConfigError, InputError
+from segmenter.extract import PAD_MULTIPLE
 from segmenter.probe import Probe
 from segmenter.train import (
     CONDITIONS,
@@ -84,8 +85,9 @@ def tune_probe(
 
     model: backbone (None: the packaged default). precision: of the inference the thresholds are chosen
     for (training runs float32 weights, with bfloat16 products where the CPU has them natively).
-    start(total) is called once with the number of
-    progress steps (training batches) before the first `progress(1)`.
+    start(total) is called once with the number of progress steps (training batches) before the first
+    `progress(1)`. Seeds torch's global generator with `config.seed` (the head's initial weights and
+    dropout draw from it).
     """
     torch.manual_seed(config.seed)
     train_docs, held_docs = split_documents(docs, config.holdout, config.seed)
@@ -131,13 +133,14 @@ def tune_probe(
             with autocast:
                 logits = _gap_logits(model_, head, ids, mask, surface)  # (B, T)
             real = labels != IGNORE
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                logits[real].float(), labels[real].float()
-            )
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            schedule.step()
+            if real.any():  # a batch of windows inside long words has no candidate gap to learn from
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                    logits[real].float(), labels[real].float()
+                )
+                optimiser.zero_grad()
+                loss.backward()
+                optimiser.step()
+                schedule.step()
             if progress is not None:
                 progress(1)
 
@@ -196,7 +199,13 @@ def _batch(
     """ids, mask (B, T); labels (B, T) of the gap before each position (IGNORE where none: special
     tokens, padding, a window's first token); surface flags (B, T, F)."""
     ids, mask = batch_inputs(
-        [ex.tokens.ids for ex in examples], batch, encoder.cls_id, encoder.sep_id, encoder.pad_id, multiple=16
+        [ex.tokens.ids for ex in examples],
+        batch,
+        encoder.cls_id,
+        encoder.sep_id,
+        encoder.pad_id,
+        multiple=PAD_MULTIPLE,
+        max_width=encoder.max_positions,
     )
     width, flags = ids.shape[1], examples[0].tokens.surface.shape[1]
     labels = np.full((len(batch), width), IGNORE, dtype=np.int64)

@@ -145,3 +145,12 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
     seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
     assert seg.exit_code == 0, seg.output
     assert " ".join(seg.stdout.split()) == text
+
+
+def test_windows_without_a_candidate_gap_leave_the_weights_finite(tiny_bert_dir):
+    # one long word per document: many tokens, one word start, so no window holds a gap to learn from
+    docs = [Document(f"w{i}", ("xq" * 40,)) for i in range(4)]
+    config = TuneConfig(**{**SMALL, "epochs": 1})
+    probe = tune_probe(str(tiny_bert_dir), docs, config, ["one long word"])
+    assert probe.meta["n_train_windows"] > 1 and probe.meta["n_train_boundaries"] == 0
+    assert all(np.isfinite(v).all() for v in [*probe.deltas.values(), *probe.weights, *probe.biases])
