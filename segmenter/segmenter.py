@@ -95,7 +95,7 @@ class Segmenter:
                (None: the one shipped for the backbone)
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
-    preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-4 tuned
+    preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-3 tuned
                with the probe), "fast" (blocks 1-2 tuned: faster, a little less accurate) or "frozen"
                (the untuned encoder's attention signals and block outputs, layers 2-4); see
                segmenter/models/README.md

@@ -179,7 +179,7 @@ def test_unavailable_device_is_a_config_error(tiny_bert_dir):
 
 def test_presets_pick_their_shipped_probes():
     accurate, fast, frozen = Segmenter(), Segmenter(preset="fast"), Segmenter(preset="frozen")
-    assert accurate.features.layers == (4,) and fast.features.layers == (2,)
+    assert accurate.features.layers == (3,) and fast.features.layers == (2,)
     assert frozen.features.layers == (2, 3, 4) and frozen.features.signals and not frozen.probe.deltas
     assert fast.encoder.loaded_layers == 2  # layers after the last one read are never loaded
     # the tuned presets run the packaged weights plus their deltas; the frozen one the weights alone
