@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from benchmarks.metrics import boundaries_of
-from segmenter.config import STRATEGIES
+from segmenter.config import DEFAULT_PRESET, PRESETS, STRATEGIES
 from segmenter.errors import ConfigError
 
 ATTENTION_STRATEGIES = STRATEGIES
@@ -252,7 +252,7 @@ def _sentencex(name: str, variant: str, options: SystemOptions) -> Adapter:
 
 _LOADERS: dict[str, Callable[[str, str, SystemOptions], Adapter]] = {
     "attention": _attention,
-    "attention-fast": _attention,
+    **{f"attention-{preset}": _attention for preset in PRESETS if preset != DEFAULT_PRESET},
     "spacy-attention": _spacy_attention,
     "pysbd": _pysbd,
     "spacy-sentencizer": _spacy_sentencizer,

@@ -15,7 +15,7 @@ from benchmarks.datasets import DATA_DIR, evaluation_items, load_dataset
 from benchmarks.metrics import normalize
 from benchmarks.report import markdown_table, results_json, write_outputs
 from benchmarks.runner import Run, environment, make_tasks, run_benchmark
-from benchmarks.systems import Adapter, SystemUnavailable, check_name, load_system
+from benchmarks.systems import DEFAULT_SYSTEMS, Adapter, SystemUnavailable, check_name, load_system
 from segmenter.errors import ConfigError, InputError
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -131,6 +131,12 @@ def test_golden_gold_boundaries_point_at_expected_sentences(golden):
 def test_unknown_system_is_a_config_error(name):
     with pytest.raises(ConfigError, match="unknown"):
         check_name(name)
+
+
+def test_every_default_system_and_other_preset_is_known():
+    for name in DEFAULT_SYSTEMS:
+        check_name(name)
+    assert {"attention-fast", "attention-frozen"} <= set(DEFAULT_SYSTEMS)
 
 
 def _load_or_skip(name: str) -> Adapter:
