@@ -12,12 +12,14 @@ weights, so inference pays nothing for them. Arrays are named after the dense la
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import torch
 
 from segmenter.errors import ProbeError
 
+_BLOCK = re.compile(r"encoder\.layer\.(\d+)\.")
 # The dense layers of a BERT block that get a low-rank delta: Q, K, V, attention output, feed-forward.
 DENSE = (
     "attention.self.query",
@@ -85,34 +87,47 @@ def layers_of(deltas: dict[str, np.ndarray]) -> list[str]:
 
 @torch.no_grad()
 def merge(model: torch.nn.Module, deltas: dict[str, np.ndarray]) -> None:
-    """Add B A to the weight of each dense layer named in `deltas` (in float32, before any cast);
-    ProbeError if a layer is missing from `model` (after the blocks it keeps) or has another shape."""
+    """Add B A to the weight of each dense layer named in `deltas`, in the weights' dtype (the encoder
+    merges into float32 weights, before any cast). A delta for a block the model does not load
+    (`encoder.layer.N` past its last block) changes nothing; any other name the model lacks, a shape
+    that does not fit or a product that overflows is a ProbeError."""
     try:
         names = layers_of(deltas)
     except ValueError as exc:
         raise ProbeError(f"the probe's encoder deltas are inconsistent ({exc}); retrain it") from exc
+    n_blocks = len(model.encoder.layer)
     for name in names:
+        block = _BLOCK.match(name)
+        if block is not None and int(block.group(1)) >= n_blocks:
+            continue  # a block this encoder does not load: its delta cannot matter
         try:
             parent, attribute = _parent(model, name)
-            linear = getattr(parent, attribute)
         except AttributeError:
-            continue  # a block this encoder does not load: its delta cannot matter
-        product = torch.from_numpy(deltas[f"{name}.b"] @ deltas[f"{name}.a"])  # (out, in)
+            raise ProbeError(
+                f"the probe's encoder delta names {name}, which this model lacks; "
+                "it was tuned for another backbone"
+            ) from None
+        linear = getattr(parent, attribute)
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            product = torch.from_numpy(deltas[f"{name}.b"] @ deltas[f"{name}.a"])  # (out, in)
         if not isinstance(linear, torch.nn.Linear) or linear.weight.shape != product.shape:
             raise ProbeError(
                 f"the probe's encoder delta for {name} does not fit this model; "
                 "it was tuned for another backbone"
             )
+        if not torch.isfinite(product).all():
+            raise ProbeError(f"the probe's encoder delta for {name} overflows; retrain it")
         linear.weight += product.to(linear.weight.dtype)
 
 
 def _parent(model: torch.nn.Module, dotted: str) -> tuple[torch.nn.Module, str]:
-    """(module holding the attribute, attribute name) of a dotted path ("encoder.layer.0.output.dense")."""
+    """(module holding the attribute, attribute name) of a dotted path ("encoder.layer.0.output.dense");
+    AttributeError if the path does not exist."""
     *path, name = dotted.split(".")
     module = model
     for part in path:
         if part.isdigit():
-            if int(part) >= len(module):
+            if not isinstance(module, torch.nn.ModuleList) or int(part) >= len(module):
                 raise AttributeError(dotted)
             module = module[int(part)]
         else:

@@ -416,12 +416,18 @@ def train(
         "members",
         "refit",
     )
-    if tune_blocks is not None:
-        given = [n for n in frozen_only if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
-        if given:
-            raise click.UsageError(
-                f"--{given[0]} describes a probe of the frozen encoder; drop it or --tune-blocks"
-            )
+    tuning_only = ("rank", "epochs", "learning_rate")
+    for names, refused, why in (
+        (
+            frozen_only,
+            tune_blocks is not None,
+            "describes a probe of the frozen encoder; drop it or --tune-blocks",
+        ),
+        (tuning_only, tune_blocks is None, "applies only with --tune-blocks"),
+    ):
+        given = [n for n in names if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+        if given and refused:
+            raise click.UsageError(f"--{given[0].replace('_', '-')} {why}")
     try:
         layer_tuple = tuple(int(x) for x in layers.split(","))
     except ValueError as exc:
@@ -478,7 +484,7 @@ def train(
         with _progress(0, progress) as bar:
             if tune_blocks is not None:
                 del encoder
-                bar.unit = "batch"
+                bar.unit, bar.unit_scale = "batch", False
                 probe = tune_probe(
                     model, docs, config, sources, precision, progress=bar.update, start=_set_total(bar)
                 )

@@ -252,6 +252,7 @@ class Encoder:
         if hasattr(encoder, "pooler"):
             encoder.pooler = None
         if deltas:
+            encoder = encoder.float()  # a half-precision checkpoint would round the deltas away
             merge(encoder, deltas)
         self.loaded_layers = keep
         self.device = resolved_device

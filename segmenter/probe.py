@@ -205,11 +205,14 @@ class Probe:
 
     @classmethod
     def from_bytes(cls, data: dict) -> Probe:
-        arrays = {
-            k: np.frombuffer(v["data"], dtype="<f4").reshape(v["shape"]).astype(np.float32)
-            for k, v in data["arrays"].items()
-        }
-        return cls.from_arrays(arrays, dict(data.get("meta", {})))
+        try:
+            arrays = {
+                k: np.frombuffer(v["data"], dtype="<f4").reshape(v["shape"]).astype(np.float32)
+                for k, v in data["arrays"].items()
+            }
+            return cls.from_arrays(arrays, dict(data.get("meta", {})))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ProbeError(f"stored probe is inconsistent ({exc}); retrain with `segmenter train`") from exc
 
 
 def fit(

@@ -5,8 +5,9 @@ reads: block K's output and the case/punctuation flags of the two tokens around 
 minimises binary cross-entropy over every candidate gap (before a word-start token) of sliding windows
 over the training documents, as written and corrupted. The result is an ordinary `Probe` (the head's
 arrays, no standardisation) that carries the encoder deltas; its thresholds are chosen on held-out
-documents through the inference path itself (merged deltas, the inference precision), so they fit
-what the segmenter will compute. Reading data and the CLI live elsewhere.
+documents from features computed as the segmenter computes them (merged deltas, the inference
+precision), gap by gap in each window (the segmenter also averages overlapping windows). Reading
+data and the CLI live elsewhere.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ IGNORE = -1  # label of positions that are not candidate gaps
 
 @dataclass(frozen=True)
 class TuneConfig:
-    # the recipe of the shipped presets (blocks: 4 for `accurate`, 2 for `fast`)
-    blocks: int = 4  # blocks 1..blocks get deltas; the head reads block `blocks`'s output
+    # the recipe of the shipped presets (blocks: 3 for `accurate`, 2 for `fast`)
+    blocks: int = 3  # blocks 1..blocks get deltas; the head reads block `blocks`'s output
     rank: int = 16
     epochs: int = 8
     learning_rate: float = 5e-4  # of the deltas (one-cycle schedule); the head's is head_learning_rate
@@ -153,9 +154,11 @@ def tune_probe(
     )
     del model_, encoder
 
-    # Thresholds: through the inference path (merged deltas, inference precision).
+    # Thresholds: from features as the segmenter computes them (merged deltas, inference precision).
     tuned = Encoder(model, max_layer=config.blocks, precision=precision, deltas=probe.deltas)
-    held = collect_gaps(tuned, held_docs, config.conditions, config.features, config.window, progress=None)
+    held = collect_gaps(
+        tuned, held_docs, config.conditions, config.features, config.window, config.batch_size
+    )
     threshold, thresholds, scores = held_out_thresholds(probe, held)
     meta = {
         **settings_meta(tuned, config.features, config.window, threshold, thresholds),
@@ -190,6 +193,7 @@ def _example(encoder: Encoder, doc: Document) -> _Example:
     labels = np.full(len(tokens), IGNORE, dtype=np.int64)
     starts = np.flatnonzero(tokens.word_start)
     labels[starts] = [int(offset in gold) for offset in tokens.offsets[starts, 0].tolist()]
+    labels[:1] = IGNORE  # no gap before the text's first token
     return _Example(tokens, labels)
 
 
