@@ -175,3 +175,52 @@ def test_documents_without_a_candidate_gap_are_refused(tiny_bert_dir):
     docs = [Document(f"w{i}", ("xq" * 40,)) for i in range(4)]
     with pytest.raises(InputError, match="no candidate gaps"):
         tune_probe(str(tiny_bert_dir), docs, TuneConfig(**{**SMALL, "epochs": 1}), ["one long word"])
+
+
+def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
+    """The head's logit at window position p during training is the exported probe's probability of the
+    gap before text token p-1 at inference, and its label is what the frozen-probe trainer would use."""
+    from segmenter.config import FeatureConfig
+    from segmenter.extract import run_batch
+    from segmenter.tune import IGNORE, _batch, _example, _gap_logits
+    from segmenter.windows import plan
+
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
+    doc = Document("d", ("The cat sat down.", "It was Tired!", "Number 7 ended, ok?", "Yes. no"))
+    example = _example(encoder, doc)
+    model = encoder.model.float().eval()
+    attach(model, n_blocks=2, rank=3, seed=1)
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, LowRankLinear):
+                module.b.normal_(std=0.1)
+    width = encoder.hidden_size + example.tokens.surface.shape[1]
+    head = torch.nn.Sequential(torch.nn.Linear(2 * width, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    windows = plan(len(example.tokens), WindowConfig(16, 10))
+    ids, mask, labels, surface = _batch(encoder, [example], windows)
+    with torch.no_grad():
+        trained = torch.sigmoid(_gap_logits(model, head, ids, mask, surface)).numpy()  # (B, T)
+    probe = Probe(
+        np.zeros(2 * width, np.float32),
+        np.ones(2 * width, np.float32),
+        tuple(layer.weight.detach().numpy().T.copy() for layer in (head[0], head[2])),
+        tuple(layer.bias.detach().numpy().copy() for layer in (head[0], head[2])),
+        deltas=export(model),
+    )
+    inference = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32", deltas=probe.deltas)
+    features = FeatureConfig(layers=(2,), vectors=False, signals=False, hidden=True, surface=True)
+    gold = set(doc.boundaries)
+    assert len(windows) > 1 and (labels == 1).any()
+    for row, (window, feats) in enumerate(run_batch(inference, [example.tokens], windows, features)):
+        n = len(window)
+        np.testing.assert_allclose(probe.predict(feats.gap_matrix(1)), trained[row, 2 : 1 + n], atol=1e-5)
+        np.testing.assert_allclose(
+            probe.predict_windows([feats.token_matrix()], 1)[0], trained[row, 2 : 1 + n], atol=1e-5
+        )
+        starts = np.flatnonzero(example.tokens.word_start[window.start + 1 : window.end])
+        expected = np.full(n - 1, IGNORE)
+        expected[starts] = [
+            int(s in gold) for s in example.tokens.offsets[window.start + 1 + starts, 0].tolist()
+        ]
+        np.testing.assert_array_equal(labels[row, 2 : 1 + n].numpy(), expected)
+        assert (labels[row, :2] == IGNORE).all() and (labels[row, 1 + n :] == IGNORE).all()
