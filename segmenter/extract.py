@@ -2,7 +2,8 @@
 
 Shared by inference (`Segmenter`, `segmenter.stream`) and training (`segmenter.train`): `window_stream`
 sorts the windows of many texts by length (to limit padding), batches them and runs each batch once;
-`batch_stream` does the same one batch at a time; `run_batch` runs one batch. Scoring, averaging and
+`batch_stream` does the same one batch at a time; `run_batch` runs one batch, whose inputs
+`window_inputs` builds (training builds its batches with it too). Scoring, averaging and
 decoding happen in the callers.
 """
 
@@ -46,13 +47,13 @@ def batch_stream(
         yield run_batch(encoder, tokens, windows[start : start + batch_size], features)
 
 
-def run_batch(
-    encoder: Encoder, tokens: list[Tokens], batch: list[Window], features: FeatureConfig
-) -> list[tuple[Window, WindowFeatures]]:
-    """(window, features) for each window of `batch`, run through the encoder as one batch;
-    `tokens[w.text]` holds the tokens of window w."""
-    summary_layers = features.layers if needs_attention(features) else ()
-    ids, mask = batch_inputs(
+def window_inputs(
+    encoder: Encoder, tokens: list[Tokens], batch: list[Window]
+) -> tuple[np.ndarray, np.ndarray]:
+    """input_ids and attention_mask (B, T) of `batch` for `encoder`: [CLS] and [SEP] around each window,
+    padded to a multiple of PAD_MULTIPLE (at most the model's positions); `tokens[w.text]` holds the
+    tokens of window w."""
+    return batch_inputs(
         [t.ids for t in tokens],
         batch,
         encoder.cls_id,
@@ -61,6 +62,15 @@ def run_batch(
         multiple=PAD_MULTIPLE,
         max_width=encoder.max_positions,
     )
+
+
+def run_batch(
+    encoder: Encoder, tokens: list[Tokens], batch: list[Window], features: FeatureConfig
+) -> list[tuple[Window, WindowFeatures]]:
+    """(window, features) for each window of `batch`, run through the encoder as one batch;
+    `tokens[w.text]` holds the tokens of window w."""
+    summary_layers = features.layers if needs_attention(features) else ()
+    ids, mask = window_inputs(encoder, tokens, batch)
     capture = encoder.forward(
         ids, mask, layers=features.layers, summary_layers=summary_layers, hidden=features.hidden
     )

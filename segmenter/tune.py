@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -25,7 +25,7 @@ from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder, Tokens, native_bfloat16
 from segmenter.errors import ConfigError, InputError
-from segmenter.extract import PAD_MULTIPLE
+from segmenter.extract import window_inputs
 from segmenter.probe import Probe
 from segmenter.train import (
     CONDITIONS,
@@ -35,7 +35,7 @@ from segmenter.train import (
     settings_meta,
     split_documents,
 )
-from segmenter.windows import Window, batch_inputs, plan
+from segmenter.windows import Window, plan
 
 IGNORE = -1  # label of positions that are not candidate gaps
 
@@ -184,7 +184,7 @@ def tune_probe(
         "held_out_gap_scores": scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta, probe.deltas)
+    return replace(probe, meta=meta)
 
 
 def _example(encoder: Encoder, doc: Document) -> _Example:
@@ -202,15 +202,7 @@ def _batch(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """ids, mask (B, T); labels (B, T) of the gap before each position (IGNORE where none: special
     tokens, padding, a window's first token); surface flags (B, T, F)."""
-    ids, mask = batch_inputs(
-        [ex.tokens.ids for ex in examples],
-        batch,
-        encoder.cls_id,
-        encoder.sep_id,
-        encoder.pad_id,
-        multiple=PAD_MULTIPLE,
-        max_width=encoder.max_positions,
-    )
+    ids, mask = window_inputs(encoder, [ex.tokens for ex in examples], batch)
     width, flags = ids.shape[1], examples[0].tokens.surface.shape[1]
     labels = np.full((len(batch), width), IGNORE, dtype=np.int64)
     surface = np.zeros((len(batch), width, flags), dtype=np.float32)
