@@ -9,9 +9,11 @@ and its probability. Output: `Span`s that satisfy the invariants every caller re
 Rules, in order: a boundary the model proposes right after the marker of an enumerated list's item
 ("... item 2.) | The second item") moves to the marker's start (see `segmenter.lists`); a gap at or
 above the threshold is a boundary; a blank line (a whitespace run holding two or more line breaks)
-always is; of two boundaries with no letter or digit between them only the more probable one stays (so
-a lone quote or bracket never becomes a segment); with `max_chars`, a longer segment is split at its
-most probable candidate gaps. This module never reads the model.
+always is; of two boundaries with no letter or digit between them only one stays, the one after
+whitespace if just one of them is, else the more probable one (so a lone quote or bracket never becomes
+a segment, and a quote goes with the sentence it belongs to), unless what lies between them is a run of
+symbols such as "=====" that stands as a segment of its own; with `max_chars`, a longer segment is
+split at its most probable candidate gaps. This module never reads the model.
 
 `Decoder` applies these rules incrementally, to a text that arrives in pieces with its candidates, and
 emits each span as soon as no later input can change it; `decode` runs it on a whole text at once, so
@@ -21,6 +23,7 @@ a text decoded in one piece or streamed gives the same spans.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -30,6 +33,9 @@ from segmenter import lists
 from segmenter.config import DecodeConfig
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries always win
+SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a run of symbols
+_QUIET_CATEGORIES = {"Ps", "Pe", "Pi", "Pf"}  # brackets and quotes
+_QUIET_MARKS = set(".!?,;:'\"…‥。．！？，；：、؟،؛")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 
@@ -140,6 +146,7 @@ class Decoder:
             and self._last[1] < FORCED
             and not self._alnum
             and not _has_alnum(self._slice(self._scanned, end))
+            and not (end - self._last[0] <= SYMBOL_RUN_MAX and _stands_alone(self._slice(self._last[0], end)))
         ):
             self._last = None  # nothing but punctuation after it: a lone quote or bracket never is a segment
         if self._last is not None:
@@ -243,24 +250,37 @@ class Decoder:
         return None if found is None else found.start()
 
     def _suppress(self, offset: int, score: float) -> None:
-        """Keep, of consecutive boundaries with no letter or digit between them, the most probable one.
+        """Keep, of consecutive boundaries with no letter or digit between them, only one: the one after
+        whitespace if just one of them is (`Iraq. | "I said` rather than `Iraq. " | I said`), else the
+        most probable one.
 
         Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
-        at the start of the text is dropped unless forced. Each character is looked at once.
+        at the start of the text is dropped unless forced. A run of symbols between them such as
+        "=====" or "-- " is content: it stays a segment of its own (see `_stands_alone`). Each
+        character is looked at once, except that a stretch without letters or digits of up to
+        `SYMBOL_RUN_MAX` characters is read again to check it for a run of symbols.
         """
         self._alnum = self._alnum or _has_alnum(self._slice(self._scanned, offset))
         self._scanned = offset
         last = self._last
-        if score >= FORCED or self._alnum:
-            if last is not None and (last[1] >= FORCED or self._alnum):
+        content = self._alnum
+        if not content:
+            since = self._edge if last is None else last[0]
+            content = offset - since <= SYMBOL_RUN_MAX and _stands_alone(self._slice(since, offset))
+        if score >= FORCED or content:
+            if last is not None and (last[1] >= FORCED or content):
                 self._commit(*last)  # nothing later can displace it any more
             # else: a forced boundary displaces a weaker one right before it
             self._last = (offset, score)
-        elif last is not None and last[1] < score:
+        elif last is not None and self._rank(*last) < self._rank(offset, score):
             self._last = (offset, score)
         else:
             return
         self._alnum = False
+
+    def _rank(self, offset: int, score: float) -> tuple[bool, float]:
+        """Order of preference between competing boundaries: after whitespace first, then probability."""
+        return self._slice(offset - 1, offset).isspace(), score
 
     def _commit(self, offset: int, score: float) -> None:
         """`offset` is a boundary for good: the open segment ends there."""
@@ -310,6 +330,23 @@ class Decoder:
 
 def _has_alnum(text: str) -> bool:
     return any(map(str.isalnum, text))
+
+
+def _stands_alone(piece: str) -> bool:
+    """True when `piece`, which holds no letter or digit, can be a segment of its own: at least two
+    characters besides whitespace, one of them neither a quote, a bracket nor sentence punctuation
+    (a rule "=====", a signature's "--", ":-)"). Lone quotes, brackets and ellipses never stand alone.
+
+    >>> _stands_alone(" ===== "), _stands_alone("-- "), _stands_alone('." '), _stands_alone(". . . ")
+    (True, True, False, False)
+    """
+    marks = "".join(piece.split())
+    return len(marks) >= 2 and any(_is_symbol(char) for char in marks)
+
+
+def _is_symbol(char: str) -> bool:
+    """Not a quote, a bracket or sentence punctuation (.!?,;:, ellipsis, and their full-width forms)."""
+    return unicodedata.category(char) not in _QUIET_CATEGORIES and char not in _QUIET_MARKS
 
 
 def _strip(piece: str, start: int, score: float) -> Span | None:

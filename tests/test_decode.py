@@ -38,6 +38,32 @@ def test_no_segment_without_letters_or_digits():
     assert [s.text for s in spans] == ["He left.", '" Then']
 
 
+def _texts(text, offsets, probs, threshold=0.5):
+    return [s.text for s in decode(text, np.array(offsets), np.array(probs), DecodeConfig(threshold))]
+
+
+def test_a_quote_goes_with_its_sentence():
+    # the more probable gap sits inside the quote's cluster; the gap after whitespace wins
+    assert _texts('It was "over." Then', [13, 15], [0.9, 0.6]) == ['It was "over."', "Then"]
+    assert _texts('It ended. "Then', [10, 11], [0.6, 0.9]) == ["It ended.", '"Then']
+    # without whitespace on either side, the more probable gap wins
+    assert _texts('a."b', [2, 3], [0.6, 0.9]) == ['a."', "b"]
+
+
+def test_a_run_of_symbols_stands_alone():
+    assert _texts("Thanks. ===== Visit us.", [8, 14], [0.7, 0.9]) == ["Thanks.", "=====", "Visit us."]
+    assert _texts("===== Visit us.", [6], [0.9]) == ["=====", "Visit us."]
+    assert _texts("Bye. --", [5], [0.9]) == ["Bye.", "--"]
+    assert _texts("Great! :-) Then", [7, 11], [0.9, 0.8]) == ["Great!", ":-)", "Then"]
+
+
+def test_quotes_brackets_and_ellipses_never_stand_alone():
+    assert _texts("Wait . . . Then", [5, 11], [0.6, 0.9]) == ["Wait . . .", "Then"]
+    assert _texts('Done. "( Then', [6, 9], [0.9, 0.8]) == ["Done.", '"( Then']
+    assert _texts("Bye. ?!", [5], [0.9]) == ["Bye. ?!"]
+    assert _texts("Bye. =", [5], [0.9]) == ["Bye. ="]  # one character is not a run
+
+
 def test_max_chars_splits_at_most_probable_gap():
     text = "aa bb cc dd ee"
     spans = decode(
