@@ -312,7 +312,8 @@ def _progress(total: int | None, enabled: bool):
     type=click.FloatRange(0, 0.9),
     default=0.2,
     show_default=True,
-    help="Share of documents held out to pick the thresholds.",
+    help="Share of the gold documents held out to pick the thresholds (raw: documents always train, "
+    "unless there is no gold data).",
 )
 @click.option(
     "--seed",

@@ -13,7 +13,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from segmenter.errors import InputError
@@ -23,7 +23,7 @@ SENTENCES_PER_DOC_WITHOUT_MARKERS = 10
 
 @dataclass(frozen=True)
 class Document:
-    """Gold sentences of one document.
+    """Gold sentences of one document (silver: sentences cut from raw text by a rule, not annotated).
 
     >>> doc = Document("d1", ("Hi there.", "Bye."))
     >>> doc.text, doc.boundaries
@@ -32,6 +32,7 @@ class Document:
 
     id: str
     sentences: tuple[str, ...]
+    silver: bool = False
 
     @property
     def text(self) -> str:
@@ -142,7 +143,7 @@ def corrupt(text: str) -> str:
 def corrupt_document(doc: Document) -> Document:
     """The document with every sentence corrupted; sentences left empty are dropped."""
     sentences = tuple(s for s in (corrupt(s) for s in doc.sentences) if s)
-    return Document(doc.id, sentences)
+    return replace(doc, sentences=sentences)
 
 
 def documents_from_raw_text(text: str, source: str, sentence_splitter) -> Iterator[Document]:
@@ -155,4 +156,4 @@ def documents_from_raw_text(text: str, source: str, sentence_splitter) -> Iterat
         if paragraph:
             sentences = tuple(s for s in (_clean(s) for s in sentence_splitter(paragraph)) if s)
             if sentences:
-                yield Document(f"{source}-{number}", sentences)
+                yield Document(f"{source}-{number}", sentences, silver=True)

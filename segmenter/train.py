@@ -121,10 +121,13 @@ def prf(predicted: np.ndarray, gold: np.ndarray) -> dict:
 
 
 def split_documents(docs: Sequence[Document], holdout: float, seed: int) -> tuple[list, list]:
-    """(training documents, held-out documents): a random share `holdout` of `docs` is held out."""
-    order = np.random.default_rng(seed).permutation(len(docs))
-    n_holdout = int(round(len(docs) * holdout)) if len(docs) > 1 else 0
-    held = {int(i) for i in order[:n_holdout]}
+    """(training documents, held-out documents): a random share `holdout` of the gold documents is held
+    out, so that thresholds and held-out scores come from annotated text; silver documents (from raw
+    text) always train, unless there is no gold document at all. Both lists keep the order of `docs`."""
+    pool = [i for i, doc in enumerate(docs) if not doc.silver] or list(range(len(docs)))
+    order = np.random.default_rng(seed).permutation(len(pool))
+    n_holdout = int(round(len(pool) * holdout)) if len(pool) > 1 else 0
+    held = {pool[int(i)] for i in order[:n_holdout]}
     return [d for i, d in enumerate(docs) if i not in held], [d for i, d in enumerate(docs) if i in held]
 
 

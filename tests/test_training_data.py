@@ -1,0 +1,48 @@
+"""Training documents: silver documents from raw text, and the train / held-out split."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from segmenter.corpus import Document, corrupt_document
+from segmenter.train import split_documents
+from segmenter.training_data import load_training_documents
+
+
+def _docs(n: int, silver: bool = False) -> list[Document]:
+    return [
+        Document(f"{'s' if silver else 'g'}{i}", (f"Sentence {i}.", "Another one."), silver) for i in range(n)
+    ]
+
+
+def test_raw_text_gives_silver_documents_that_stay_silver_when_corrupted(tmp_path):
+    raw = tmp_path / "prose.txt"
+    raw.write_text("It rained. We stayed in.\n\nThe sun came out. We left.\n", encoding="utf-8")
+    docs, sources = load_training_documents([f"raw:{raw}"])
+    assert [d.sentences for d in docs] == [("It rained.", "We stayed in."), ("The sun came out.", "We left.")]
+    assert all(d.silver for d in docs) and "silver" in sources[0]
+    assert corrupt_document(docs[0]).silver and not corrupt_document(_docs(1)[0]).silver
+
+
+def test_only_gold_documents_are_held_out():
+    gold, silver = _docs(10), _docs(30, silver=True)
+    mixed = [*gold[:5], *silver, *gold[5:]]
+    train, held = split_documents(mixed, 0.2, seed=0)
+    assert len(held) == 2 and not any(d.silver for d in held)
+    assert all(d in train for d in silver)
+    assert [d.id for d in train] == [d.id for d in mixed if d not in held]  # order kept
+    # the gold documents are split as if the silver ones were not there
+    assert held == split_documents(gold, 0.2, seed=0)[1]
+
+
+def test_gold_split_is_a_seeded_random_share():
+    docs = _docs(20)
+    order = np.random.default_rng(3).permutation(20)
+    train, held = split_documents(docs, 0.25, seed=3)
+    assert {d.id for d in held} == {f"g{i}" for i in order[:5]}
+    assert len(train) == 15 and split_documents(docs, 0.25, seed=4)[1] != held
+
+
+def test_silver_documents_alone_are_split_too():
+    train, held = split_documents(_docs(10, silver=True), 0.2, seed=0)
+    assert len(held) == 2 and len(train) == 8
