@@ -323,6 +323,13 @@ def _progress(total: int | None, enabled: bool):
     help="Seed of the held-out split and of the probe's initial weights.",
 )
 @click.option(
+    "--split-seed",
+    type=int,
+    default=None,
+    help="Seed of the held-out split alone  [default: --seed]; fix it to compare seeds on the same "
+    "held-out documents.",
+)
+@click.option(
     "--refit/--no-refit",
     default=False,
     show_default=True,
@@ -382,6 +389,7 @@ def train(
     stride,
     holdout,
     seed,
+    split_seed,
     refit,
     tune_blocks,
     rank,
@@ -452,6 +460,7 @@ def train(
                 holdout=holdout,
                 batch_size=batch_size,
                 seed=seed,
+                split_seed=split_seed,
             )
         else:
             features = FeatureConfig(
@@ -473,6 +482,7 @@ def train(
                 members=members,
                 holdout=holdout,
                 seed=seed,
+                split_seed=split_seed,
                 batch_size=batch_size,
             )
     except ConfigError as exc:

@@ -49,6 +49,7 @@ class TrainConfig:
     refit: bool = False  # after choosing thresholds on the held-out share, refit on every document
     batch_size: int = 16
     seed: int = 0
+    split_seed: int | None = None  # seed of the held-out split; None: `seed`
 
     def __post_init__(self) -> None:
         if self.members < 1:
@@ -131,6 +132,12 @@ def split_documents(docs: Sequence[Document], holdout: float, seed: int) -> tupl
     return [d for i, d in enumerate(docs) if i not in held], [d for i, d in enumerate(docs) if i in held]
 
 
+def split_seed(config) -> int:
+    """The seed of the held-out split of `config` (a `TrainConfig` or `TuneConfig`): its `split_seed`,
+    else its `seed`."""
+    return config.seed if config.split_seed is None else config.split_seed
+
+
 def collect_gaps(
     encoder: Encoder,
     docs: Sequence[Document],
@@ -205,7 +212,7 @@ def train_probe(
 
     sources: human-readable names of the training data, recorded in the meta file.
     """
-    train_docs, held_docs = split_documents(docs, config.holdout, config.seed)
+    train_docs, held_docs = split_documents(docs, config.holdout, split_seed(config))
 
     def collect(subset) -> dict[str, GapData]:
         return collect_gaps(
@@ -236,6 +243,7 @@ def train_probe(
         "members": config.members,  # averaged MLPs; the stored hidden layer has members * hidden_units
         "c": config.c,
         "seed": config.seed,
+        "split_seed": split_seed(config),
         "conditions": list(config.conditions),
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},

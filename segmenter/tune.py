@@ -34,6 +34,7 @@ from segmenter.train import (
     held_out_thresholds,
     settings_meta,
     split_documents,
+    split_seed,
 )
 from segmenter.windows import Window, plan
 
@@ -54,6 +55,7 @@ class TuneConfig:
     holdout: float = 0.2
     batch_size: int = 16
     seed: int = 0
+    split_seed: int | None = None  # seed of the held-out split; None: `seed`
 
     def __post_init__(self) -> None:
         for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
@@ -91,7 +93,7 @@ def tune_probe(
     dropout draw from it).
     """
     torch.manual_seed(config.seed)
-    train_docs, held_docs = split_documents(docs, config.holdout, config.seed)
+    train_docs, held_docs = split_documents(docs, config.holdout, split_seed(config))
     encoder = Encoder(model, max_layer=config.blocks, precision="float32")
     examples = [_example(encoder, doc) for _, doc in conditioned(train_docs, config.conditions)]
     windows = [
@@ -166,6 +168,7 @@ def tune_probe(
         "hidden_units": config.hidden_units,
         "members": 1,
         "seed": config.seed,
+        "split_seed": split_seed(config),
         "tuned": {
             "blocks": config.blocks,
             "dense_layers": list(DENSE),

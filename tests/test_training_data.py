@@ -46,3 +46,27 @@ def test_gold_split_is_a_seeded_random_share():
 def test_silver_documents_alone_are_split_too():
     train, held = split_documents(_docs(10, silver=True), 0.2, seed=0)
     assert len(held) == 2 and len(train) == 8
+
+
+def test_the_split_seed_alone_picks_the_held_out_documents(monkeypatch, tiny_bert_dir):
+    from segmenter import train, tune
+    from segmenter.config import FeatureConfig, WindowConfig
+    from segmenter.encoder import Encoder
+
+    chosen = []
+
+    def spy(docs, holdout, seed):
+        chosen.append(seed)
+        return split_documents(docs, holdout, seed)
+
+    monkeypatch.setattr(train, "split_documents", spy)
+    monkeypatch.setattr(tune, "split_documents", spy)
+    docs, window = _docs(6), WindowConfig(16, 10)
+    frozen = train.TrainConfig(
+        features=FeatureConfig(layers=(1,), hidden=True), window=window, holdout=0.3, seed=1, split_seed=3
+    )
+    probe = train.train_probe(Encoder(str(tiny_bert_dir), max_layer=1), docs, frozen, ["synthetic"])
+    assert (probe.meta["seed"], probe.meta["split_seed"]) == (1, 3)
+    tuned = tune.TuneConfig(blocks=1, rank=2, epochs=1, hidden_units=8, window=window, holdout=0.3, seed=1)
+    assert tune.tune_probe(str(tiny_bert_dir), docs, tuned, ["synthetic"]).meta["split_seed"] == 1
+    assert chosen == [3, 1]  # without split_seed the seed splits
