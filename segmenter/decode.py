@@ -146,7 +146,7 @@ class Decoder:
             and self._last[1] < FORCED
             and not self._alnum
             and not _has_alnum(self._slice(self._scanned, end))
-            and not (end - self._last[0] <= SYMBOL_RUN_MAX and _stands_alone(self._slice(self._last[0], end)))
+            and not self._symbol_run(self._last[0], end)
         ):
             self._last = None  # nothing but punctuation after it: a lone quote or bracket never is a segment
         if self._last is not None:
@@ -265,8 +265,7 @@ class Decoder:
         last = self._last
         content = self._alnum
         if not content:
-            since = self._edge if last is None else last[0]
-            content = offset - since <= SYMBOL_RUN_MAX and _stands_alone(self._slice(since, offset))
+            content = self._symbol_run(self._edge if last is None else last[0], offset)
         if score >= FORCED or content:
             if last is not None and (last[1] >= FORCED or content):
                 self._commit(*last)  # nothing later can displace it any more
@@ -277,6 +276,11 @@ class Decoder:
         else:
             return
         self._alnum = False
+
+    def _symbol_run(self, start: int, end: int) -> bool:
+        """Whether text[start:end], which holds no letter or digit, is a run of symbols that stands as a
+        segment of its own; a stretch longer than SYMBOL_RUN_MAX is not read and does not count."""
+        return end - start <= SYMBOL_RUN_MAX and _stands_alone(self._slice(start, end))
 
     def _rank(self, offset: int, score: float) -> tuple[bool, float]:
         """Order of preference between competing boundaries: after whitespace first, then probability."""
