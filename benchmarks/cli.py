@@ -43,10 +43,11 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
 )
 @click.option(
     "--condition",
-    type=click.Choice(["clean", "corrupt", "both"]),
-    default="both",
+    type=click.Choice(["clean", "corrupt", "lines", "both", "all"]),
+    default="all",
     show_default=True,
-    help="corrupt: lowercased, punctuation deleted, whitespace collapsed",
+    help="corrupt: lowercased, punctuation deleted, whitespace collapsed; lines: clean, each paragraph "
+    "on a line of its own (datasets with paragraph markers only); both: clean and corrupt; all: the three",
 )
 @click.option("--model", default=None, help="backbone for the attention systems (HF id or local path)")
 @click.option("--device", default="cpu", show_default=True, help="torch device for the attention systems")
@@ -91,7 +92,7 @@ def bench(
             loaded.append(load_dataset(spec).head(limit_docs))
         except SegmenterError as exc:
             raise click.BadParameter(str(exc), param_hint="--dataset") from exc
-    conditions = CONDITIONS if condition == "both" else (condition,)
+    conditions = {"all": CONDITIONS, "both": CONDITIONS[:2]}.get(condition, (condition,))
     options = SystemOptions(model=model, device=device, batch_size=batch_size)
     try:
         tasks = make_tasks(loaded, conditions)

@@ -4,9 +4,11 @@ Specs: `conllu:PATH` (documents from `# newdoc`, sentences from `# text`; no mar
 `golden:PATH` (JSONL with `text` and `sentences`), or a built-in name: `ewt-dev`, `ewt-test`,
 `golden-rules` (copies shipped in `benchmarks/data/`, with their licences).
 
-`evaluation_items` turns a dataset into what the systems read and the metric scores, in the `clean` or
-`corrupt` condition. Golden-rule cases keep their original text (newlines included) in the clean
-condition, with gold offsets found by aligning the expected sentences to it.
+`evaluation_items` turns a dataset into what the systems read and the metric scores, in the `clean`,
+`corrupt` or `lines` condition. Golden-rule cases keep their original text (newlines included) in the
+clean condition, with gold offsets found by aligning the expected sentences to it. `lines` is clean text
+with each paragraph (`# newpar`) on a line of its own, as files and e-mails have it; it exists only for
+datasets with paragraph markers (`has_paragraphs`).
 
 This module reads files and builds plain data; it runs no system and computes no score.
 
@@ -20,7 +22,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchmarks.metrics import align
-from segmenter.corpus import Document, corrupt_document, read_conllu, read_golden, read_golden_cases
+from segmenter.corpus import (
+    Document,
+    corrupt_document,
+    read_conllu,
+    read_golden,
+    read_golden_cases,
+    with_line_breaks,
+)
 from segmenter.errors import InputError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -30,7 +39,7 @@ BUILTIN = {
     "golden-rules": ("golden", DATA_DIR / "golden_rules" / "golden_rules_en.jsonl"),
 }
 KINDS = ("conllu", "golden")
-CONDITIONS = ("clean", "corrupt")
+CONDITIONS = ("clean", "corrupt", "lines")
 
 
 @dataclass(frozen=True)
@@ -99,20 +108,30 @@ def _resolve(spec: str) -> tuple[str, str, Path]:
 
 
 def evaluation_items(dataset: Dataset, condition: str) -> list[Item]:
-    """The texts, gold boundaries and expected sentences of `dataset` in `condition` (clean or corrupt).
+    """The texts, gold boundaries and expected sentences of `dataset` in `condition` (see CONDITIONS).
 
     clean: conllu documents are their sentences joined by one space; golden cases are their original text.
     corrupt: every sentence lowercased and stripped of punctuation, joined by one space (both kinds).
     Documents left without any sentence by corruption are dropped.
+    lines: as clean, with a line break instead of the space before each paragraph (conllu only).
     """
     if condition not in CONDITIONS:
         raise InputError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}")
     if condition == "corrupt":
         docs = (corrupt_document(doc) for doc in dataset.documents)
         return [_item(doc) for doc in docs if doc.sentences]
+    if condition == "lines":
+        if not has_paragraphs(dataset):
+            raise InputError(f"dataset {dataset.name!r} has no paragraph markers, so no `lines` condition")
+        return [_item(with_line_breaks(doc)) for doc in dataset.documents]
     if dataset.originals is None:
         return [_item(doc) for doc in dataset.documents]
     return [_golden_item(doc, text) for doc, text in zip(dataset.documents, dataset.originals, strict=True)]
+
+
+def has_paragraphs(dataset: Dataset) -> bool:
+    """Whether any document of a conllu dataset has a paragraph after its first (`# newpar`)."""
+    return dataset.kind == "conllu" and any(doc.paragraph_starts for doc in dataset.documents)
 
 
 def _item(doc: Document) -> Item:

@@ -259,6 +259,13 @@ def _progress(total: int | None, enabled: bool):
     help="Use case and punctuation flags of the original characters.",
 )
 @click.option(
+    "--line-breaks/--no-line-breaks",
+    default=False,
+    show_default=True,
+    help="Read line breaks (a flag on each token that starts a line) and also train on the text laid "
+    "out in lines: paragraphs on lines of their own, and hard-wrapped.",
+)
+@click.option(
     "--context",
     type=click.IntRange(min=1),
     default=1,
@@ -379,6 +386,7 @@ def train(
     vectors,
     signals,
     surface,
+    line_breaks,
     context,
     kind,
     conditions,
@@ -409,7 +417,7 @@ def train(
     from segmenter.config import FeatureConfig, WindowConfig
     from segmenter.encoder import Encoder
     from segmenter.errors import ConfigError, SegmenterError
-    from segmenter.train import CONDITIONS, TrainConfig, train_probe
+    from segmenter.train import CONDITIONS, LAYOUTS, TrainConfig, train_probe
     from segmenter.training_data import load_training_documents
     from segmenter.tune import TuneConfig, tune_probe
 
@@ -448,6 +456,8 @@ def train(
             size=window_size, stride=stride or max(1, min(window_size * 3 // 4, window_size - 3))
         )
         condition_tuple = CONDITIONS if conditions == "both" else (conditions,)
+        if line_breaks:
+            condition_tuple += LAYOUTS
         if tune_blocks is not None:
             config = TuneConfig(
                 blocks=tune_blocks,
@@ -461,6 +471,7 @@ def train(
                 batch_size=batch_size,
                 seed=seed,
                 split_seed=split_seed,
+                lines=line_breaks,
             )
         else:
             features = FeatureConfig(
@@ -469,6 +480,7 @@ def train(
                 signals=signals,
                 hidden=hidden,
                 surface=surface,
+                lines=line_breaks,
                 context=context,
             )
             config = TrainConfig(

@@ -53,6 +53,7 @@ class FeatureConfig:
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
     surface:  include case and punctuation flags of the original characters (uncased models lose case).
+    lines:    add a flag to the surface flags: a line break precedes the token (needs `surface`).
     context:  tokens on each side of a gap whose features describe it (1: the two tokens around it).
     """
 
@@ -61,6 +62,7 @@ class FeatureConfig:
     signals: bool = True
     hidden: bool = False
     surface: bool = False
+    lines: bool = False
     span: int = 4
     context: int = 1
 
@@ -73,6 +75,8 @@ class FeatureConfig:
             raise ConfigError(f"layers must be strictly increasing, got {self.layers}")
         if not (self.vectors or self.signals or self.hidden or self.surface):
             raise ConfigError("features need at least one of vectors, signals, hidden, surface")
+        if self.lines and not self.surface:
+            raise ConfigError("the line-break flag is a surface flag: lines=True needs surface=True")
         if self.context < 1:
             raise ConfigError(f"context must be at least 1 token on each side, got {self.context}")
         if self.span < 1:

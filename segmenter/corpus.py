@@ -1,8 +1,10 @@
 """Gold sentence data: read CoNLL-U and golden-rule JSONL into documents, and corrupt them.
 
-A `Document` is a sequence of gold sentences. Its text is the sentences joined with one space and its
-gold boundaries are the character offsets where each sentence after the first starts. `corrupt`
-produces the unpunctuated, lowercase condition (speech transcripts, chat, OCR).
+A `Document` is a sequence of gold sentences. Its text is the sentences joined with one space (or a
+line break, where its layout says so) and its gold boundaries are the character offsets where each
+sentence after the first starts. `corrupt` produces the unpunctuated, lowercase condition (speech
+transcripts, chat, OCR); `with_line_breaks` and `wrapped` lay the same text out in lines (paragraphs on
+lines of their own; lines hard-wrapped at a width), as files and e-mails have it.
 
 This module reads files and builds plain data; it knows nothing about models or metrics.
 """
@@ -33,10 +35,18 @@ class Document:
     id: str
     sentences: tuple[str, ...]
     silver: bool = False
+    paragraph_starts: tuple[int, ...] = ()  # indices (> 0) of the sentences that open a paragraph
+    line_breaks: tuple[int, ...] = ()  # offsets in `text` of joining spaces written as "\n" instead
 
     @property
     def text(self) -> str:
-        return " ".join(self.sentences)
+        text = " ".join(self.sentences)
+        if not self.line_breaks:
+            return text
+        chars = list(text)
+        for offset in self.line_breaks:
+            chars[offset] = "\n"
+        return "".join(chars)
 
     @property
     def boundaries(self) -> tuple[int, ...]:
@@ -51,13 +61,16 @@ class Document:
 def read_conllu(path: str | Path) -> list[Document]:
     """Documents of a CoNLL-U file, from `# newdoc` markers and `# text` lines.
 
-    A file without any `# newdoc` line is grouped into documents of 10 consecutive sentences.
-    Sentences are stripped and whitespace inside them collapsed to single spaces.
+    A file without any `# newdoc` line is grouped into documents of 10 consecutive sentences (with no
+    paragraph starts). Sentences are stripped and whitespace inside them collapsed to single spaces.
+    Paragraph starts come from `# newpar` lines (sentence indices within the document).
     """
     path = Path(path)
-    docs: list[tuple[str, list[str]]] = []
+    docs: list[tuple[str, list[str], list[int]]] = []
     has_markers = False
     current: list[str] | None = None
+    paragraphs: list[int] = []
+    new_paragraph = False
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -66,21 +79,28 @@ def read_conllu(path: str | Path) -> list[Document]:
         if line.startswith("# newdoc"):
             has_markers = True
             doc_id = line.partition("=")[2].strip() or f"{path.stem}-{len(docs)}"
-            current = []
-            docs.append((doc_id, current))
+            current, paragraphs = [], []
+            docs.append((doc_id, current, paragraphs))
+        elif line.startswith("# newpar"):
+            new_paragraph = True
         elif line.startswith("# text =") or line.startswith("# text="):
             sentence = _clean(line.partition("=")[2])
             if not sentence:
                 continue
             if current is None:
                 current = []
-                docs.append((f"{path.stem}-0", current))
+                docs.append((f"{path.stem}-0", current, paragraphs))
+            if new_paragraph and current:
+                paragraphs.append(len(current))
+            new_paragraph = False
             current.append(sentence)
     if not has_markers:
-        sentences = [s for _, group in docs for s in group]
+        sentences = [s for _, group, _ in docs for s in group]
         step = SENTENCES_PER_DOC_WITHOUT_MARKERS
-        docs = [(f"{path.stem}-{i // step}", sentences[i : i + step]) for i in range(0, len(sentences), step)]
-    return [Document(doc_id, tuple(group)) for doc_id, group in docs if group]
+        docs = [
+            (f"{path.stem}-{i // step}", sentences[i : i + step], []) for i in range(0, len(sentences), step)
+        ]
+    return [Document(doc_id, tuple(group), paragraph_starts=tuple(p)) for doc_id, group, p in docs if group]
 
 
 def read_golden(path: str | Path) -> list[Document]:
@@ -141,9 +161,53 @@ def corrupt(text: str) -> str:
 
 
 def corrupt_document(doc: Document) -> Document:
-    """The document with every sentence corrupted; sentences left empty are dropped."""
-    sentences = tuple(s for s in (corrupt(s) for s in doc.sentences) if s)
-    return replace(doc, sentences=sentences)
+    """The document with every sentence corrupted, joined by spaces; sentences left empty are dropped
+    (a paragraph opened by a dropped sentence opens at the next one kept)."""
+    sentences: list[str] = []
+    starts: list[int] = []
+    opens = set(doc.paragraph_starts)
+    pending = False
+    for index, sentence in enumerate(doc.sentences):
+        pending = pending or index in opens
+        kept = corrupt(sentence)
+        if kept:
+            if pending and sentences:
+                starts.append(len(sentences))
+            pending = False
+            sentences.append(kept)
+    return replace(doc, sentences=tuple(sentences), paragraph_starts=tuple(starts), line_breaks=())
+
+
+def with_line_breaks(doc: Document) -> Document:
+    """The document with each paragraph on a line of its own (a line break before every paragraph start).
+
+    >>> with_line_breaks(Document("d", ("Title", "Hi there.", "Bye."), paragraph_starts=(1,))).text
+    'Title\\nHi there. Bye.'
+    """
+    starts = doc.boundaries
+    return replace(doc, line_breaks=tuple(starts[index - 1] - 1 for index in doc.paragraph_starts))
+
+
+def wrapped(doc: Document, width: int) -> Document:
+    """`with_line_breaks(doc)` with every line longer than `width` characters hard-wrapped: the last
+    joining space that keeps a line within `width` becomes a line break (a longer word stays whole).
+
+    >>> wrapped(Document("d", ("One two three.", "Four five.")), 10).text
+    'One two\\nthree.\\nFour five.'
+    """
+    laid_out = with_line_breaks(doc)
+    text = laid_out.text
+    breaks = list(laid_out.line_breaks)
+    line_start, last_space = 0, None
+    for offset, char in enumerate(text):
+        if char == "\n":
+            line_start, last_space = offset + 1, None
+        elif char == " ":
+            last_space = offset
+        if offset - line_start >= width and last_space is not None and char != "\n":
+            breaks.append(last_space)
+            line_start, last_space = last_space + 1, None
+    return replace(doc, line_breaks=tuple(sorted(breaks)))
 
 
 def documents_from_raw_text(text: str, source: str, sentence_splitter) -> Iterator[Document]:

@@ -270,11 +270,11 @@ class Encoder:
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id or 0)
 
-    def tokenize(self, text: str, surface: bool = False) -> Tokens:
+    def tokenize(self, text: str, surface: bool = False, lines: bool = False) -> Tokens:
         """Tokenize `text` without special tokens; offsets index into `text` itself.
 
         surface: also compute the case/punctuation flags of each token (a Python pass over the tokens,
-        so only when a probe reads them).
+        so only when a probe reads them); lines: with the line-break flag among them.
         """
         enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
@@ -283,7 +283,7 @@ class Encoder:
         word_start = np.ones(len(ids), dtype=bool)
         if len(ids) > 1:
             word_start[1:] = words[1:] != words[:-1]
-        flags = token_flags(text, offsets) if surface else None
+        flags = token_flags(text, offsets, lines) if surface else None
         return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=flags)
 
     def joins(self, left: str, right: str) -> bool:

@@ -35,7 +35,7 @@ from segmenter.extract import batch_stream
 from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
 from segmenter.probe import Probe
 from segmenter.stream import LOOK_CHARS, TextStream
-from segmenter.surface import FLAGS
+from segmenter.surface import flag_count
 from segmenter.windows import GapAverager
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
@@ -204,12 +204,16 @@ class Segmenter:
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
-        tokens = [self.encoder.tokenize(text, surface=self.features.surface) for text in texts]
+        tokens = [self.tokenize(text) for text in texts]
         averagers = [GapAverager(len(t)) for t in tokens]
         for batch in batch_stream(self.encoder, tokens, self.window, self.features, size):
             for (window, _), scores in zip(batch, self.score_batch([f for _, f in batch]), strict=True):
                 averagers[window.text].add(window, scores)
         return [_candidates(t, a.result()) for t, a in zip(tokens, averagers, strict=True)]
+
+    def tokenize(self, text: str) -> Tokens:
+        """`text`'s tokens with the surface flags this segmenter's probe reads."""
+        return self.encoder.tokenize(text, surface=self.features.surface, lines=self.features.lines)
 
     def score_batch(self, windows: list[WindowFeatures]) -> list[np.ndarray]:
         """Per window, (n-1,) boundary probabilities of its gaps; one probe call for all of them."""
@@ -281,6 +285,7 @@ def settings_from_meta(meta: dict, source: str = "the probe's meta") -> ProbeSet
             hidden=bool(meta.get("hidden", False)),
             context=int(meta.get("context", 1)),
             surface=bool(meta.get("surface", False)),
+            lines=bool(meta.get("lines", False)),
         )
         window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
         threshold = float(meta["threshold"])
@@ -301,7 +306,7 @@ def expected_width(features: FeatureConfig, encoder: Encoder) -> int:
         (len(SIGNALS) * encoder.n_heads * layers if features.signals else 0)
         + (encoder.n_heads * encoder.head_dim * layers if features.vectors else 0)
         + (encoder.hidden_size * layers if features.hidden else 0)
-        + (len(FLAGS) if features.surface else 0)
+        + (flag_count(features.lines) if features.surface else 0)
     )
     return 2 * features.context * per_token
 

@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from segmenter.config import FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
 from segmenter.extract import run_batch
-from segmenter.surface import FLAGS
+from segmenter.surface import LINE_BREAKS, flag_count
 from segmenter.windows import Window, gap_weights
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ class TextStream:
         self._pending_base = 0
         self._previous_char = " "  # the last character of the text so far that the tokenizer keeps
         # token buffer: tokens from global index self._tok_base on, with global character offsets
-        self._tokens = _empty_tokens(self.seg.features.surface)
+        self._tokens = _empty_tokens(self.seg.features)
+        self._line_break_pending = False  # a line break follows the last buffered token
         self._tok_base = 0
         self._gap_sum = np.zeros(0)  # (n-1,) per buffered gap; gap i lies after token i
         self._gap_weight = np.zeros(0)
@@ -158,7 +160,9 @@ class TextStream:
         base = self._pending_base
         self._pending_base += len(piece)
         self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
-        new = self.encoder.tokenize(piece, surface=self.seg.features.surface)
+        new = self.seg.tokenize(piece)
+        if self.seg.features.lines:
+            self._carry_line_break(piece, new)
         # glued: the piece's first kept character continues the word the previous piece ended with
         first = _first_kept(piece)
         glued = (
@@ -185,6 +189,16 @@ class TextStream:
         grow = n_gaps - len(self._gap_sum)
         self._gap_sum = np.concatenate([self._gap_sum, np.zeros(grow)])
         self._gap_weight = np.concatenate([self._gap_weight, np.zeros(grow)])
+
+    def _carry_line_break(self, piece: str, new: Tokens) -> None:
+        """Set the line-break flag of the piece's first token when the break lies in an earlier piece,
+        and note whether one follows the piece's last token."""
+        if len(new) == 0:
+            self._line_break_pending |= any(char in LINE_BREAKS for char in piece)
+            return
+        if self._line_break_pending:
+            new.surface[0, -1] = 1.0
+        self._line_break_pending = any(char in LINE_BREAKS for char in piece[int(new.offsets[-1, 1]) :])
 
     # -- windows --------------------------------------------------------------------------------------
 
@@ -271,12 +285,12 @@ class TextStream:
         self._tok_base = keep_from
 
 
-def _empty_tokens(surface: bool) -> Tokens:
+def _empty_tokens(features: FeatureConfig) -> Tokens:
     return Tokens(
         ids=np.zeros(0, dtype=np.int64),
         offsets=np.zeros((0, 2), dtype=np.int64),
         word_start=np.zeros(0, dtype=bool),
-        surface=np.zeros((0, len(FLAGS)), dtype=np.float32) if surface else None,
+        surface=np.zeros((0, flag_count(features.lines)), dtype=np.float32) if features.surface else None,
     )
 
 

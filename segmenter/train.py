@@ -1,29 +1,34 @@
 """Train a boundary probe from gold documents: gap features, labels, fit, threshold, meta.
 
-Every document is used twice when `conditions` says so: as given (clean) and corrupted (lowercase,
-no punctuation), so one probe serves punctuated and unpunctuated text. With `members` > 1, that many
-MLPs are fitted with consecutive seeds and averaged into one (a cheap ensemble: it lowers the
-seed-to-seed variance of a single fit). A share of the documents is
-held out to choose the decision threshold and to report dev scores in the probe's meta file.
+Every document is used under each of `conditions`: as given (clean, sentences joined by spaces),
+corrupted (lowercase, no punctuation), so one probe serves punctuated and unpunctuated text, and, for a
+probe that reads line breaks, laid out in lines (LAYOUTS: each paragraph on a line of its own; the
+same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences). With
+`members` > 1, that many MLPs are fitted with consecutive seeds and averaged into one (a cheap
+ensemble: it lowers the seed-to-seed variance of a single fit). A share of the documents is held out
+to choose the decision threshold and to report dev scores in the probe's meta file.
 Reading data files and the CLI live elsewhere; this module takes `Document`s.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document, corrupt_document
+from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
 from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
 
 CONDITIONS = ("clean", "corrupt")
+LAYOUTS = ("lines", "wrapped")  # conditions that lay clean text out in lines (for `FeatureConfig.lines`)
+WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
 
 
 @dataclass(frozen=True)
@@ -59,14 +64,27 @@ class TrainConfig:
 
 
 def conditioned(docs: Sequence[Document], conditions: Sequence[str]) -> list[tuple[str, Document]]:
-    """(condition, document) pairs: each document as given and/or corrupted."""
+    """(condition, document) pairs: each document under each condition (see the module docstring).
+    The `lines` layout skips documents with one paragraph: it would repeat the clean text."""
     out = []
     for condition in conditions:
         for doc in docs:
-            variant = doc if condition == "clean" else corrupt_document(doc)
-            if variant.sentences:
+            variant = _variant(doc, condition)
+            if variant is not None and variant.sentences:
                 out.append((condition, variant))
     return out
+
+
+def _variant(doc: Document, condition: str) -> Document | None:
+    if condition == "clean":
+        return doc
+    if condition == "corrupt":
+        return corrupt_document(doc)
+    if condition == "lines":
+        return with_line_breaks(doc) if doc.paragraph_starts else None
+    if condition == "wrapped":
+        return wrapped(doc, WRAP_WIDTHS[zlib.crc32(doc.id.encode("utf-8")) % len(WRAP_WIDTHS)])
+    raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(CONDITIONS + LAYOUTS)}")
 
 
 def gap_data(
@@ -81,7 +99,7 @@ def gap_data(
 
     A gap seen by several overlapping windows contributes one row per window.
     """
-    tokens = [encoder.tokenize(doc.text, surface=features.surface) for doc in docs]
+    tokens = [encoder.tokenize(doc.text, surface=features.surface, lines=features.lines) for doc in docs]
     gold = [set(doc.boundaries) for doc in docs]
     rows, labels, owners = [], [], []  # per window: (g, D) features, (g,) labels, (g,) document index
     for win, feats in window_stream(encoder, tokens, window, features, batch_size):
@@ -186,6 +204,7 @@ def settings_meta(
         "hidden": features.hidden,
         "context": features.context,
         "surface": features.surface,
+        "lines": features.lines,
         "window": asdict(window),
         "threshold": threshold,
         "thresholds": thresholds,

@@ -56,6 +56,7 @@ class TuneConfig:
     batch_size: int = 16
     seed: int = 0
     split_seed: int | None = None  # seed of the held-out split; None: `seed`
+    lines: bool = False  # the head also reads the line-break flag (train with LAYOUTS among conditions)
 
     def __post_init__(self) -> None:
         for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
@@ -64,7 +65,9 @@ class TuneConfig:
 
     @property
     def features(self) -> FeatureConfig:
-        return FeatureConfig(layers=(self.blocks,), vectors=False, signals=False, hidden=True, surface=True)
+        return FeatureConfig(
+            layers=(self.blocks,), vectors=False, signals=False, hidden=True, surface=True, lines=self.lines
+        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,7 @@ def tune_probe(
     torch.manual_seed(config.seed)
     train_docs, held_docs = split_documents(docs, config.holdout, split_seed(config))
     encoder = Encoder(model, max_layer=config.blocks, precision="float32")
-    examples = [_example(encoder, doc) for _, doc in conditioned(train_docs, config.conditions)]
+    examples = [_example(encoder, doc, config.lines) for _, doc in conditioned(train_docs, config.conditions)]
     windows = [
         w for i, ex in enumerate(examples) for w in plan(len(ex.tokens), config.window, text=i) if len(w) >= 2
     ]
@@ -190,8 +193,8 @@ def tune_probe(
     return replace(probe, meta=meta)
 
 
-def _example(encoder: Encoder, doc: Document) -> _Example:
-    tokens = encoder.tokenize(doc.text, surface=True)
+def _example(encoder: Encoder, doc: Document, lines: bool) -> _Example:
+    tokens = encoder.tokenize(doc.text, surface=True, lines=lines)
     gold = set(doc.boundaries)
     labels = np.full(len(tokens), IGNORE, dtype=np.int64)
     starts = np.flatnonzero(tokens.word_start)

@@ -231,19 +231,6 @@ def test_hard_cut_inside_a_run_of_form_feeds(tiny_bert_dir, tiny_probe_dir, monk
     assert_invariants(text, whole)
 
 
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    """Small pieces and a short look-ahead, so a few hundred characters cross many piece boundaries."""
-    import segmenter.segmenter as segmenter_module
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(stream, "PIECE_CHARS", 24)
-    patch.setattr(stream, "LOOK_CHARS", 30)
-    patch.setattr(segmenter_module, "LOOK_CHARS", 30)
-    yield patch
-    patch.undo()
-
-
 def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_module):
     paragraph = "The cat sat on the mat and it rained all day long.\n\n"
     text_stream = TextStream(tiny_segmenter)

@@ -13,7 +13,7 @@ from invariants import assert_invariants
 from segmenter.adapter import DENSE, LowRankLinear, attach, export, merge
 from segmenter.cli import main
 from segmenter.config import WindowConfig
-from segmenter.corpus import Document
+from segmenter.corpus import Document, wrapped
 from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError, ProbeError
 from segmenter.probe import Probe
@@ -186,8 +186,12 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
     from segmenter.windows import plan
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
-    doc = Document("d", ("The cat sat down.", "It was Tired!", "Number 7 ended, ok?", "Yes. no"))
-    example = _example(encoder, doc)
+    doc = Document(
+        "d", ("The cat sat down.", "It was Tired!", "Number 7 ended, ok?", "Yes. no"), paragraph_starts=(2,)
+    )
+    doc = wrapped(doc, 12)  # line breaks inside sentences and at a paragraph start: the line flag varies
+    example = _example(encoder, doc, lines=True)
+    assert 0 < example.tokens.surface[:, -1].sum() < len(example.tokens)
     model = encoder.model.float().eval()
     attach(model, n_blocks=2, rank=3, seed=1)
     with torch.no_grad():
@@ -208,7 +212,7 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
         deltas=export(model),
     )
     inference = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32", deltas=probe.deltas)
-    features = FeatureConfig(layers=(2,), vectors=False, signals=False, hidden=True, surface=True)
+    features = FeatureConfig(layers=(2,), vectors=False, signals=False, hidden=True, surface=True, lines=True)
     gold = set(doc.boundaries)
     assert len(windows) > 1 and (labels == 1).any()
     for row, (window, feats) in enumerate(run_batch(inference, [example.tokens], windows, features)):
