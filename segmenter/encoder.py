@@ -33,6 +33,7 @@ import torch
 from segmenter.adapter import merge
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
+from segmenter.line_features import TEXT_START, LineState
 from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -270,11 +271,14 @@ class Encoder:
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id or 0)
 
-    def tokenize(self, text: str, surface: bool = False, lines: bool = False) -> Tokens:
+    def tokenize(
+        self, text: str, surface: bool = False, lines: bool = False, line_state: LineState = TEXT_START
+    ) -> Tokens:
         """Tokenize `text` without special tokens; offsets index into `text` itself.
 
         surface: also compute the case/punctuation flags of each token (a Python pass over the tokens,
-        so only when a probe reads them); lines: with the line-break flag among them.
+        so only when a probe reads them); lines: and the line features (`segmenter.line_features`),
+        `line_state` being what the text before `text` left open.
         """
         enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
@@ -283,7 +287,7 @@ class Encoder:
         word_start = np.ones(len(ids), dtype=bool)
         if len(ids) > 1:
             word_start[1:] = words[1:] != words[:-1]
-        flags = token_flags(text, offsets, lines) if surface else None
+        flags = token_flags(text, offsets, lines, line_state) if surface else None
         return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=flags)
 
     def joins(self, left: str, right: str) -> bool:

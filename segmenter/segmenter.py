@@ -33,6 +33,7 @@ from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
 from segmenter.errors import ProbeError
 from segmenter.extract import batch_stream
 from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
+from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.stream import LOOK_CHARS, TextStream
 from segmenter.surface import flag_count
@@ -211,9 +212,11 @@ class Segmenter:
                 averagers[window.text].add(window, scores)
         return [_candidates(t, a.result()) for t, a in zip(tokens, averagers, strict=True)]
 
-    def tokenize(self, text: str) -> Tokens:
-        """`text`'s tokens with the surface flags this segmenter's probe reads."""
-        return self.encoder.tokenize(text, surface=self.features.surface, lines=self.features.lines)
+    def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
+        """`text`'s tokens with the surface features this segmenter's probe reads (`line_state`: what
+        the text before `text` left open, for a stream's pieces)."""
+        features = self.features
+        return self.encoder.tokenize(text, features.surface, features.lines, line_state)
 
     def score_batch(self, windows: list[WindowFeatures]) -> list[np.ndarray]:
         """Per window, (n-1,) boundary probabilities of its gaps; one probe call for all of them."""

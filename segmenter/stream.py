@@ -28,7 +28,8 @@ from segmenter.config import FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
 from segmenter.extract import run_batch
-from segmenter.surface import LINE_BREAKS, flag_count
+from segmenter.line_features import TEXT_START, line_state_after
+from segmenter.surface import flag_count
 from segmenter.windows import Window, gap_weights
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class TextStream:
         self._previous_char = " "  # the last character of the text so far that the tokenizer keeps
         # token buffer: tokens from global index self._tok_base on, with global character offsets
         self._tokens = _empty_tokens(self.seg.features)
-        self._line_break_pending = False  # a line break follows the last buffered token
+        self._line_state = TEXT_START  # what the text so far leaves open for the line features
         self._tok_base = 0
         self._gap_sum = np.zeros(0)  # (n-1,) per buffered gap; gap i lies after token i
         self._gap_weight = np.zeros(0)
@@ -160,9 +161,9 @@ class TextStream:
         base = self._pending_base
         self._pending_base += len(piece)
         self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
-        new = self.seg.tokenize(piece)
+        new = self.seg.tokenize(piece, self._line_state)
         if self.seg.features.lines:
-            self._carry_line_break(piece, new)
+            self._line_state = line_state_after(piece, new.offsets, self._line_state)
         # glued: the piece's first kept character continues the word the previous piece ended with
         first = _first_kept(piece)
         glued = (
@@ -189,16 +190,6 @@ class TextStream:
         grow = n_gaps - len(self._gap_sum)
         self._gap_sum = np.concatenate([self._gap_sum, np.zeros(grow)])
         self._gap_weight = np.concatenate([self._gap_weight, np.zeros(grow)])
-
-    def _carry_line_break(self, piece: str, new: Tokens) -> None:
-        """Set the line-break flag of the piece's first token when the break lies in an earlier piece,
-        and note whether one follows the piece's last token."""
-        if len(new) == 0:
-            self._line_break_pending |= any(char in LINE_BREAKS for char in piece)
-            return
-        if self._line_break_pending:
-            new.surface[0, -1] = 1.0
-        self._line_break_pending = any(char in LINE_BREAKS for char in piece[int(new.offsets[-1, 1]) :])
 
     # -- windows --------------------------------------------------------------------------------------
 

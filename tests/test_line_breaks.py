@@ -19,8 +19,16 @@ from benchmarks.runner import make_tasks
 from segmenter.config import FeatureConfig
 from segmenter.corpus import Document, corrupt_document, read_conllu, with_line_breaks, wrapped
 from segmenter.errors import ConfigError, InputError
+from segmenter.line_features import (
+    LINE_CAP,
+    LINE_FEATURES,
+    LINE_SCALE,
+    TEXT_START,
+    line_features,
+    line_state_after,
+)
 from segmenter.segmenter import settings_from_meta
-from segmenter.surface import FLAGS, LINE_FLAG, token_flags
+from segmenter.surface import FLAGS, token_flags
 from segmenter.train import LAYOUTS, WRAP_WIDTHS, conditioned
 
 CONLLU = """# newdoc id = d1
@@ -99,16 +107,39 @@ def test_corruption_moves_a_dropped_paragraph_start_to_the_next_sentence():
     assert "\n" not in corrupted.text
 
 
-def test_line_flag_marks_each_token_after_a_line_break():
+def test_line_features_mark_line_starts_with_the_length_of_the_line_before():
     text = "Hi there\nYou  \r\n ok.\u2028end of it\n"
     offsets = np.array([[m.start(), m.end()] for m in re.finditer(r"\S+", text)])
     flags = token_flags(text, offsets, lines=True)
-    assert flags.shape == (7, len(FLAGS) + 1)
-    assert flags[:, -1].tolist() == [0, 0, 1, 1, 1, 0, 0]
-    np.testing.assert_array_equal(flags[:, :-1], token_flags(text, offsets))  # the other flags unchanged
+    assert flags.shape == (7, len(FLAGS) + len(LINE_FEATURES))
+    np.testing.assert_array_equal(flags[:, : len(FLAGS)], token_flags(text, offsets))  # the others unchanged
+    assert flags[:, -2].tolist() == [0, 0, 1, 1, 1, 0, 0]
+    # lines before "You", "ok." and "end": "Hi there", "You  " (\r\n is one break), " ok."
+    np.testing.assert_allclose(flags[:, -1] * LINE_SCALE, [0, 0, 8, 5, 4, 0, 0], atol=1e-4)
     subwords = np.array([[0, 2], [2, 4], [5, 9]])  # "ab" "cd" in one word, then "efgh" on the next line
-    assert token_flags("abcd\nefgh", subwords, lines=True)[:, -1].tolist() == [0, 0, 1]
-    assert LINE_FLAG == "line_start"
+    assert line_features("abcd\n\nefgh", subwords)[:, 0].tolist() == [0, 0, 1]
+    long_line = np.array([[0, 1], [2, 502], [503, 504]])
+    assert line_features("a\n" + "b" * 500 + "\nc", long_line)[2, 1] == LINE_CAP
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet=st.sampled_from(list("ab \n\r\u2028.")), max_size=40),
+    cuts=st.lists(st.integers(0, 40), max_size=4),
+)
+def test_line_features_of_pieces_equal_those_of_the_whole_text(text, cuts):
+    """Pieces cut anywhere between tokens (here: words of a and b) see what the text before left open."""
+    words = [m.span() for m in re.finditer(r"[ab.]+", text)]
+    whole = line_features(text, np.array(words, dtype=np.int64).reshape(-1, 2))
+    pieces, state, start = [], TEXT_START, 0
+    for cut in [*sorted(c for c in cuts if c <= len(text)), len(text)]:
+        if any(a < cut < b for a, b in words) or cut < start:
+            continue  # never inside a word
+        inside = [(a - start, b - start) for a, b in words if start <= a and b <= cut]
+        local = np.array(inside, dtype=np.int64).reshape(-1, 2)
+        pieces.append(line_features(text[start:cut], local, state))
+        state, start = line_state_after(text[start:cut], local, state), cut
+    np.testing.assert_array_equal(np.concatenate(pieces), whole)
 
 
 def test_line_flag_needs_the_surface_flags_and_old_meta_reads_as_without_it():
@@ -186,7 +217,7 @@ def lines_segmenter(tiny_bert_dir, tmp_path_factory, one_torch_thread):
     features = FeatureConfig(layers=(1,), vectors=False, signals=False, hidden=True, surface=True, lines=True)
     config = TrainConfig(features=features, window=WindowConfig(16, 10), conditions=CONDITIONS + LAYOUTS)
     probe = train_probe(encoder, docs, config, ["synthetic"])
-    assert probe.meta["lines"] is True and probe.dimension == 2 * (48 + len(FLAGS) + 1)
+    assert probe.meta["lines"] is True and probe.dimension == 2 * (48 + len(FLAGS) + len(LINE_FEATURES))
     folder = probe.save(tmp_path_factory.mktemp("lines-probe"))
     # threshold 0: every candidate gap is a boundary, so every gap's score shows in the spans
     return Segmenter(model=str(tiny_bert_dir), probe=str(folder), batch_size=2, threshold=0.0)

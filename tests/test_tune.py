@@ -191,7 +191,7 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
     )
     doc = wrapped(doc, 12)  # line breaks inside sentences and at a paragraph start: the line flag varies
     example = _example(encoder, doc, lines=True)
-    assert 0 < example.tokens.surface[:, -1].sum() < len(example.tokens)
+    assert 0 < example.tokens.surface[:, -2].sum() < len(example.tokens)  # the line-start feature
     model = encoder.model.float().eval()
     attach(model, n_blocks=2, rank=3, seed=1)
     with torch.no_grad():
