@@ -43,11 +43,12 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
 )
 @click.option(
     "--condition",
-    type=click.Choice(["clean", "corrupt", "lines", "both", "all"]),
+    type=click.Choice([*CONDITIONS, "both", "all"]),
     default="all",
     show_default=True,
     help="corrupt: lowercased, punctuation deleted, whitespace collapsed; lines: clean, each paragraph "
-    "on a line of its own (datasets with paragraph markers only); both: clean and corrupt; all: the three",
+    "on a line of its own; wrapped: lines hard-wrapped at 72 characters (lines and wrapped: datasets "
+    "with paragraph markers only); both: clean and corrupt; all: every condition",
 )
 @click.option("--model", default=None, help="backbone for the attention systems (HF id or local path)")
 @click.option("--device", default="cpu", show_default=True, help="torch device for the attention systems")

@@ -4,11 +4,12 @@ Specs: `conllu:PATH` (documents from `# newdoc`, sentences from `# text`; no mar
 `golden:PATH` (JSONL with `text` and `sentences`), or a built-in name: `ewt-dev`, `ewt-test`,
 `golden-rules` (copies shipped in `benchmarks/data/`, with their licences).
 
-`evaluation_items` turns a dataset into what the systems read and the metric scores, in the `clean`,
-`corrupt` or `lines` condition. Golden-rule cases keep their original text (newlines included) in the
-clean condition, with gold offsets found by aligning the expected sentences to it. `lines` is clean text
-with each paragraph (`# newpar`) on a line of its own, as files and e-mails have it; it exists only for
-datasets with paragraph markers (`has_paragraphs`).
+`evaluation_items` turns a dataset into what the systems read and the metric scores, in one of
+CONDITIONS. Golden-rule cases keep their original text (newlines included) in the clean condition, with
+gold offsets found by aligning the expected sentences to it. Two conditions lay clean text out in lines,
+as files and e-mails have it, and exist only for datasets with paragraph markers (`has_paragraphs`):
+`lines` puts each paragraph (`# newpar`) on a line of its own, `wrapped` also hard-wraps every line at
+WRAP_WIDTH characters, so most of its line breaks fall inside sentences.
 
 This module reads files and builds plain data; it runs no system and computes no score.
 
@@ -29,6 +30,7 @@ from segmenter.corpus import (
     read_golden,
     read_golden_cases,
     with_line_breaks,
+    wrapped,
 )
 from segmenter.errors import InputError
 
@@ -39,7 +41,9 @@ BUILTIN = {
     "golden-rules": ("golden", DATA_DIR / "golden_rules" / "golden_rules_en.jsonl"),
 }
 KINDS = ("conllu", "golden")
-CONDITIONS = ("clean", "corrupt", "lines")
+CONDITIONS = ("clean", "corrupt", "lines", "wrapped")
+LAYOUTS = ("lines", "wrapped")  # conditions for datasets with paragraph markers only
+WRAP_WIDTH = 72  # characters: the classic width of e-mail and plain-text books
 
 
 @dataclass(frozen=True)
@@ -114,16 +118,21 @@ def evaluation_items(dataset: Dataset, condition: str) -> list[Item]:
     corrupt: every sentence lowercased and stripped of punctuation, joined by one space (both kinds).
     Documents left without any sentence by corruption are dropped.
     lines: as clean, with a line break instead of the space before each paragraph (conllu only).
+    wrapped: as lines, every line then hard-wrapped at WRAP_WIDTH characters (conllu only).
     """
     if condition not in CONDITIONS:
         raise InputError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}")
     if condition == "corrupt":
         docs = (corrupt_document(doc) for doc in dataset.documents)
         return [_item(doc) for doc in docs if doc.sentences]
-    if condition == "lines":
+    if condition in LAYOUTS:
         if not has_paragraphs(dataset):
-            raise InputError(f"dataset {dataset.name!r} has no paragraph markers, so no `lines` condition")
-        return [_item(with_line_breaks(doc)) for doc in dataset.documents]
+            raise InputError(
+                f"dataset {dataset.name!r} has no paragraph markers, so no `{condition}` condition"
+            )
+        if condition == "lines":
+            return [_item(with_line_breaks(doc)) for doc in dataset.documents]
+        return [_item(wrapped(doc, WRAP_WIDTH)) for doc in dataset.documents]
     if dataset.originals is None:
         return [_item(doc) for doc in dataset.documents]
     return [_golden_item(doc, text) for doc, text in zip(dataset.documents, dataset.originals, strict=True)]

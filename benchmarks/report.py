@@ -14,7 +14,7 @@ from benchmarks.runner import Run
 
 COLUMNS = ("system", "dataset", "condition", "P", "R", "F1", "exact", "chars/s", "docs", "gold", "note")
 ROUND = 4
-MARKERS = {"clean": "o", "corrupt": "x", "lines": "^"}
+MARKERS = {"clean": "o", "corrupt": "x", "lines": "^", "wrapped": "v"}
 
 
 def markdown_table(runs: Sequence[Run]) -> str:
@@ -55,7 +55,7 @@ def _rounded(row: dict) -> dict:
 def plot_f1_vs_speed(runs: Sequence[Run], path: Path) -> None:
     """F1 against characters per second (log x): one panel per dataset, one point per system and condition.
 
-    Colour marks the system (legend), the marker the condition (o clean, x corrupt, ^ lines); clean
+    Colour marks the system (legend), the marker the condition (MARKERS: o clean, x corrupt, ...); clean
     points are also labelled, the others (corrupt ones often pile up at F1 0) are not.
     """
     import matplotlib

@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
-from benchmarks.datasets import CONDITIONS, Dataset, Item, evaluation_items, has_paragraphs
+from benchmarks.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
 from benchmarks.metrics import Counts, exact_match, score
 from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 
@@ -82,12 +82,12 @@ class Task:
 
 
 def make_tasks(datasets: Sequence[Dataset], conditions: Sequence[str] = CONDITIONS) -> list[Task]:
-    """One task per dataset and condition; `lines` only for datasets with paragraph markers."""
+    """One task per dataset and condition; `lines` and `wrapped` only for datasets with paragraph markers."""
     return [
         Task(ds.name, ds.kind, condition, tuple(evaluation_items(ds, condition)))
         for ds in datasets
         for condition in conditions
-        if condition != "lines" or has_paragraphs(ds)
+        if condition not in LAYOUTS or has_paragraphs(ds)
     ]
 
 

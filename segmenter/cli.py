@@ -260,10 +260,10 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--line-breaks/--no-line-breaks",
-    default=False,
-    show_default=True,
-    help="Read line breaks (a flag on each token that starts a line) and also train on the text laid "
-    "out in lines: paragraphs on lines of their own, and hard-wrapped.",
+    default=None,
+    help="Read line breaks (whether a token starts a line, and how long the line before it was) and "
+    "also train on the text laid out in lines: paragraphs on lines of their own, and hard-wrapped.  "
+    "[default: on; off with --no-surface]",
 )
 @click.option(
     "--context",
@@ -456,6 +456,7 @@ def train(
             size=window_size, stride=stride or max(1, min(window_size * 3 // 4, window_size - 3))
         )
         condition_tuple = CONDITIONS if conditions == "both" else (conditions,)
+        line_breaks = surface if line_breaks is None else line_breaks
         if line_breaks:
             condition_tuple += LAYOUTS
         if tune_blocks is not None:

@@ -1,13 +1,14 @@
 """Tune the encoder with its probe: low-rank deltas on blocks 1..K, trained jointly with an MLP head.
 
-The head reads what a frozen-encoder probe with `FeatureConfig(layers=(K,), hidden=True, surface=True)`
-reads: block K's output and the case/punctuation flags of the two tokens around each gap. Training
-minimises binary cross-entropy over every candidate gap (before a word-start token) of sliding windows
-over the training documents, as written and corrupted. The result is an ordinary `Probe` (the head's
-arrays, no standardisation) that carries the encoder deltas; its thresholds are chosen on held-out
-documents from features computed as the segmenter computes them (merged deltas, the inference
-precision), gap by gap in each window (the segmenter also averages overlapping windows). Reading
-data and the CLI live elsewhere.
+The head reads what a frozen-encoder probe with `FeatureConfig(layers=(K,), hidden=True, surface=True,
+lines=True)` reads: block K's output, the case/punctuation flags and the line features of the two tokens
+around each gap (`lines=False`: without the line features). Training minimises binary cross-entropy
+over every candidate gap (before a word-start token) of sliding windows over the training documents,
+under each condition (as written, corrupted, laid out in lines). The result is an ordinary `Probe`
+(the head's arrays, no standardisation) that carries the encoder deltas; its thresholds are chosen on
+held-out documents from features computed as the segmenter computes them (merged deltas, the
+inference precision), gap by gap in each window (the segmenter also averages overlapping windows).
+Reading data and the CLI live elsewhere.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from segmenter.extract import window_inputs
 from segmenter.probe import Probe
 from segmenter.train import (
     CONDITIONS,
+    LAYOUTS,
     collect_gaps,
     conditioned,
     held_out_thresholds,
@@ -51,12 +53,12 @@ class TuneConfig:
     head_learning_rate: float = 1e-3
     hidden_units: int = 256
     window: WindowConfig = WindowConfig(size=128, stride=96)
-    conditions: tuple[str, ...] = CONDITIONS
+    conditions: tuple[str, ...] = CONDITIONS + LAYOUTS
     holdout: float = 0.2
     batch_size: int = 16
     seed: int = 0
     split_seed: int | None = None  # seed of the held-out split; None: `seed`
-    lines: bool = False  # the head also reads the line-break flag (train with LAYOUTS among conditions)
+    lines: bool = True  # the head also reads the line features (`segmenter.line_features`)
 
     def __post_init__(self) -> None:
         for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):

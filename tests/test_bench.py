@@ -285,8 +285,8 @@ def test_bench_command_smoke(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert {p.name for p in out.iterdir()} == {"results.json", "results.md", "f1_vs_speed.png"}
     runs = json.loads((out / "results.json").read_text())["runs"]
-    assert len(runs) == 6 * (3 + 2)  # golden rules have no paragraph markers, so no `lines` condition
-    assert {r["dataset"] for r in runs if r["condition"] == "lines"} == {"ewt-test"}
+    assert len(runs) == 6 * (4 + 2)  # golden rules have no paragraph markers: no lines, no wrapped
+    assert {r["dataset"] for r in runs if r["condition"] in ("lines", "wrapped")} == {"ewt-test"}
     assert {(r["dataset"], r["n_docs"]) for r in runs} == {("ewt-test", 4), ("golden-rules", 4)}
     scored = [r for r in runs if not r["skipped"] and (r["dataset"], r["condition"]) == ("ewt-test", "clean")]
     assert scored and all(r["f1"] > 0.5 and r["chars_per_s"] > 0 for r in scored)

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import segmenter.cli as cli
-from benchmarks.datasets import evaluation_items, has_paragraphs, load_dataset
+from benchmarks.datasets import CONDITIONS, WRAP_WIDTH, evaluation_items, has_paragraphs, load_dataset
 from benchmarks.runner import make_tasks
 from segmenter.config import FeatureConfig
 from segmenter.corpus import Document, corrupt_document, read_conllu, with_line_breaks, wrapped
@@ -175,21 +175,26 @@ def test_training_lays_documents_out_in_lines_and_wrapped():
         conditioned(docs, ["sideways"])
 
 
-def test_benchmark_lines_condition_only_where_there_are_paragraphs():
+def test_benchmark_layout_conditions_only_where_there_are_paragraphs():
     ewt = load_dataset("ewt-test").head(30)
-    clean, lines = evaluation_items(ewt, "clean"), evaluation_items(ewt, "lines")
-    assert [i.gold for i in lines] == [i.gold for i in clean]
-    assert [i.text.replace("\n", " ") for i in lines] == [i.text for i in clean]
-    assert sum(i.text.count("\n") for i in lines) > 20
+    clean = evaluation_items(ewt, "clean")
+    for condition in ("lines", "wrapped"):
+        laid_out = evaluation_items(ewt, condition)
+        assert [i.gold for i in laid_out] == [i.gold for i in clean]
+        assert [i.text.replace("\n", " ") for i in laid_out] == [i.text for i in clean]
+    lines, wrapped_items = evaluation_items(ewt, "lines"), evaluation_items(ewt, "wrapped")
+    assert 20 < sum(i.text.count("\n") for i in lines) < sum(i.text.count("\n") for i in wrapped_items)
+    assert max(len(line) for i in wrapped_items for line in i.text.split("\n")) <= WRAP_WIDTH
     golden = load_dataset("golden-rules")
     assert has_paragraphs(ewt) and not has_paragraphs(golden)
     with pytest.raises(InputError, match="no paragraph markers"):
-        evaluation_items(golden, "lines")
-    tasks = make_tasks([ewt, golden], ("clean", "corrupt", "lines"))
+        evaluation_items(golden, "wrapped")
+    tasks = make_tasks([ewt, golden], CONDITIONS)
     assert [(t.dataset, t.condition) for t in tasks] == [
         ("ewt-test", "clean"),
         ("ewt-test", "corrupt"),
         ("ewt-test", "lines"),
+        ("ewt-test", "wrapped"),
         ("golden-rules", "clean"),
         ("golden-rules", "corrupt"),
     ]
