@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmarks.metrics import align
 from segmenter.corpus import (
+    LAYOUTS,
     Document,
     corrupt_document,
     read_conllu,
@@ -42,7 +43,6 @@ BUILTIN = {
 }
 KINDS = ("conllu", "golden")
 CONDITIONS = ("clean", "corrupt", "lines", "wrapped")
-LAYOUTS = ("lines", "wrapped")  # conditions for datasets with paragraph markers only
 WRAP_WIDTH = 72  # characters: the classic width of e-mail and plain-text books
 
 

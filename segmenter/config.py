@@ -53,7 +53,8 @@ class FeatureConfig:
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
     surface:  include case and punctuation flags of the original characters (uncased models lose case).
-    lines:    add a flag to the surface flags: a line break precedes the token (needs `surface`).
+    lines:    add the line features (`segmenter.line_features`: a line break before the token, the
+              length of the line it ends) to the surface flags (needs `surface`).
     context:  tokens on each side of a gap whose features describe it (1: the two tokens around it).
     """
 
@@ -76,7 +77,7 @@ class FeatureConfig:
         if not (self.vectors or self.signals or self.hidden or self.surface):
             raise ConfigError("features need at least one of vectors, signals, hidden, surface")
         if self.lines and not self.surface:
-            raise ConfigError("the line-break flag is a surface flag: lines=True needs surface=True")
+            raise ConfigError("line features are surface features: lines=True needs surface=True")
         if self.context < 1:
             raise ConfigError(f"context must be at least 1 token on each side, got {self.context}")
         if self.span < 1:

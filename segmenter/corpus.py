@@ -21,6 +21,7 @@ from pathlib import Path
 from segmenter.errors import InputError
 
 SENTENCES_PER_DOC_WITHOUT_MARKERS = 10
+LAYOUTS = ("lines", "wrapped")  # clean text laid out in lines: `with_line_breaks`, `wrapped`
 
 
 @dataclass(frozen=True)

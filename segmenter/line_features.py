@@ -59,8 +59,8 @@ def line_features(text: str, offsets: np.ndarray, before: LineState = TEXT_START
     first = np.searchsorted(breaks, previous_end)  # index of the gap's first break, if it is in the gap
     position = np.append(breaks, len(text) + 1)[first]
     starts = position < np.maximum(offsets[:, 0], previous_end)
-    line_start = np.append(breaks, 0)[np.maximum(first - 1, 0)] + 1  # after the break before that one
-    length = np.where(first > 0, position - line_start, position + before.line_chars)
+    line_begins = np.append(breaks, 0)[np.maximum(first - 1, 0)] + 1  # after the break before that one
+    length = np.where(first > 0, position - line_begins, position + before.line_chars)
     out[:, 0] = starts
     out[:, 1] = np.where(starts, np.minimum(length / LINE_SCALE, LINE_CAP), 0.0)
     if before.pending:

@@ -20,14 +20,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
+from segmenter.corpus import LAYOUTS, Document, corrupt_document, with_line_breaks, wrapped
 from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
 
 CONDITIONS = ("clean", "corrupt")
-LAYOUTS = ("lines", "wrapped")  # conditions that lay clean text out in lines (for `FeatureConfig.lines`)
 WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
 
 
