@@ -99,6 +99,11 @@ def bench(
         tasks = make_tasks(loaded, conditions)
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
+    if not tasks:  # only layout conditions, and no dataset has paragraphs to lay out
+        raise click.BadParameter(
+            f"no dataset given has paragraph markers, which the {'/'.join(conditions)} condition needs",
+            param_hint="--condition",
+        )
     runs = run_benchmark(systems, tasks, options, progress=not no_progress, isolate=isolate)
     click.echo(markdown_table(runs), nl=False)
     if out is not None:

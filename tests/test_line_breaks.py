@@ -200,6 +200,14 @@ def test_benchmark_layout_conditions_only_where_there_are_paragraphs():
     ]
 
 
+def test_bench_refuses_a_layout_condition_without_paragraphs():
+    from benchmarks.cli import bench
+
+    args = ["--condition", "lines", "--dataset", "golden-rules", "--system", "pysbd"]
+    result = CliRunner().invoke(bench, args)
+    assert result.exit_code == 2 and "paragraph markers" in result.output
+
+
 # -- a probe that reads the flag -------------------------------------------------------------------------
 
 
