@@ -37,7 +37,15 @@ def token_flags(
     text: str, offsets: np.ndarray, lines: bool = False, before: LineState = TEXT_START
 ) -> np.ndarray:
     """(N, flag_count(lines)) float32 flags of the tokens at `offsets` (N, 2) in `text`; with `lines`,
-    their line features last (`before`: what the text before `text` left open, for a stream's pieces).
+    their line features last (`before`: what the text before `text` left open, for a stream's pieces)."""
+    flags = _case_punct_flags(text, offsets)
+    if not lines:
+        return flags
+    return np.concatenate([flags, line_features(text, offsets, before)], axis=1)
+
+
+def _case_punct_flags(text: str, offsets: np.ndarray) -> np.ndarray:
+    """(N, len(FLAGS)) float32 FLAGS of the tokens at `offsets` (N, 2) in `text`.
 
     Vectorised over characters: each distinct character is classified once (str methods), then every
     token reads its first character and, through prefix sums, how many of its characters are letters
@@ -45,8 +53,6 @@ def token_flags(
     """
     n = offsets.shape[0]
     flags = np.zeros((n, len(FLAGS)), dtype=np.float32)
-    if lines:
-        return np.concatenate([token_flags(text, offsets), line_features(text, offsets, before)], axis=1)
     if n == 0 or not text:
         return flags
     codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
