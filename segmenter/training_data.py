@@ -16,10 +16,13 @@ from segmenter.errors import InputError
 from segmenter.io import read_input
 
 # A sentence ends at . ! ? or an ellipsis, optionally followed by closing quotes or brackets, when the
-# next word starts with an upper-case letter, a digit or an opening quote. Abbreviations such as
-# "Mr." or "e.g." followed by a capitalised word are the known false positives.
+# next word starts with an upper-case letter, a digit or an opening quote, unless the full stop ends
+# an abbreviation or an initial ("Mr.", "e.g.", "Vol.", "H. L. Mencken", "I.R.S."); it then stays
+# inside the sentence, also in the few places where a sentence really ends there ("type O.").
 _SENTENCE_END = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
-_ABBREVIATIONS = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|Fig|U\.S)\.$")
+_ABBREVIATIONS = re.compile(
+    r"\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|Fig|U\.S|Vol|approx)\.$"
+)
 
 
 def rule_sentences(paragraph: str) -> list[str]:
@@ -27,6 +30,8 @@ def rule_sentences(paragraph: str) -> list[str]:
 
     >>> rule_sentences('It rained. "Stay in," he said. Dr. Who agreed!')
     ['It rained.', '"Stay in," he said.', 'Dr. Who agreed!']
+    >>> rule_sentences("H. L. Mencken wrote it. See Vol. 8 for more.")
+    ['H. L. Mencken wrote it.', 'See Vol. 8 for more.']
     """
     sentences, start = [], 0
     for match in _SENTENCE_END.finditer(paragraph):

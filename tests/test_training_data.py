@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from segmenter.corpus import Document, corrupt_document
 from segmenter.train import split_documents
-from segmenter.training_data import load_training_documents
+from segmenter.training_data import load_training_documents, rule_sentences
 
 
 def _docs(n: int, silver: bool = False) -> list[Document]:
@@ -22,6 +23,33 @@ def test_raw_text_gives_silver_documents_that_stay_silver_when_corrupted(tmp_pat
     assert [d.sentences for d in docs] == [("It rained.", "We stayed in."), ("The sun came out.", "We left.")]
     assert all(d.silver for d in docs) and "silver" in sources[0]
     assert corrupt_document(docs[0]).silver and not corrupt_document(_docs(1)[0]).silver
+
+
+@pytest.mark.parametrize(
+    "paragraph, sentences",
+    [
+        (
+            'It rained. "Stay in," he said. Dr. Who agreed!',
+            ["It rained.", '"Stay in," he said.', "Dr. Who agreed!"],
+        ),
+        ("He left... Then it rained! Did it? Yes.", ["He left...", "Then it rained!", "Did it?", "Yes."]),
+        (
+            "H. L. Mencken wrote it. Samuel F. B. Morse did not.",
+            ["H. L. Mencken wrote it.", "Samuel F. B. Morse did not."],
+        ),
+        (
+            "See Vol. 8, No. 1 of the I.R.S. Journal. It is approx. 30 pages.",
+            ["See Vol. 8, No. 1 of the I.R.S. Journal.", "It is approx. 30 pages."],
+        ),
+        (
+            "Mr. Smith met Mrs. Jones, e.g. Here. Then they left.",
+            ["Mr. Smith met Mrs. Jones, e.g. Here.", "Then they left."],
+        ),
+    ],
+)
+def test_silver_sentences_end_at_punctuation_but_not_after_abbreviations_or_initials(paragraph, sentences):
+    assert rule_sentences(paragraph) == sentences
+    assert "".join(rule_sentences(paragraph)).replace(" ", "") == paragraph.replace(" ", "")
 
 
 def test_only_gold_documents_are_held_out():
