@@ -175,7 +175,6 @@ def resolve_precision(precision: str, device: torch.device) -> str:
     return "bfloat16" if native_bfloat16(device) else "float32"
 
 
-@functools.cache
 def attention_kernel(precision: str, device: torch.device) -> str:
     """The attention implementation the model runs in the layers whose attention is not read: "eager"
     (two matrix products and a softmax, in the model's precision) for bfloat16 on a CPU, where torch's
@@ -184,6 +183,7 @@ def attention_kernel(precision: str, device: torch.device) -> str:
     return "eager" if precision == "bfloat16" and device.type == "cpu" else "sdpa"
 
 
+@functools.cache
 def native_bfloat16(device: torch.device) -> bool:
     """Whether `device` does bfloat16 arithmetic in hardware."""
     if device.type == "cuda":
