@@ -82,8 +82,13 @@ def _variant(doc: Document, condition: str) -> Document | None:
     if condition == "lines":
         return with_line_breaks(doc) if doc.paragraph_starts else None
     if condition == "wrapped":
-        return wrapped(doc, WRAP_WIDTHS[zlib.crc32(doc.id.encode("utf-8")) % len(WRAP_WIDTHS)])
+        return wrapped(doc, wrap_width(doc))
     raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(CONDITIONS + LAYOUTS)}")
+
+
+def wrap_width(doc: Document) -> int:
+    """The width of `doc` in the wrapped layout: one of WRAP_WIDTHS, picked by a hash of its id."""
+    return WRAP_WIDTHS[zlib.crc32(doc.id.encode("utf-8")) % len(WRAP_WIDTHS)]
 
 
 def gap_data(

@@ -18,7 +18,6 @@ imports it, and it only reads dev files.
 
 from __future__ import annotations
 
-import zlib
 from pathlib import Path
 
 import click
@@ -28,16 +27,21 @@ from benchmarks.datasets import evaluation_items, load_dataset
 from benchmarks.metrics import Counts, score
 from segmenter import Segmenter
 from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
-from segmenter.train import WRAP_WIDTHS, split_documents
+from segmenter.train import split_documents, wrap_width
 
 UNSEEN = ("ParTUT", "ESLSpok", "Atis")  # dev files no preset trains on
 SPLIT = (0.2, 0)  # the held-out share and split seed of the shipped tuned presets
-LAYOUTS = {
+HELD_OUT_VARIANTS = {  # how each held-out cell presents a document
     "clean": lambda d: d,
     "unpunctuated": corrupt_document,
     "lines": with_line_breaks,
-    "wrapped": lambda d: wrapped(d, WRAP_WIDTHS[zlib.crc32(d.id.encode("utf-8")) % len(WRAP_WIDTHS)]),
+    "wrapped": lambda d: wrapped(d, wrap_width(d)),
 }
+
+
+def dev_file(ud: Path, name: str) -> str:
+    """The dataset spec of the UD English `name` dev file under `ud`."""
+    return f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu"
 
 
 def boundary_f1(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> float:
@@ -51,11 +55,7 @@ def boundary_f1(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> flo
 def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
     """The held-out gold documents of EWT dev, and those of GUM and LinES dev."""
     ewt = list(load_dataset("ewt-dev").documents)
-    others = [
-        doc
-        for name in ("GUM", "LinES")
-        for doc in load_dataset(f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu").documents
-    ]
+    others = [doc for name in ("GUM", "LinES") for doc in load_dataset(dev_file(ud, name)).documents]
     _, held = split_documents(ewt + others, *SPLIT)
     from_ewt = {id(doc) for doc in ewt}
     return [d for d in held if id(d) in from_ewt], [d for d in held if id(d) not in from_ewt]
@@ -65,13 +65,13 @@ def row(segmenter: Segmenter, ud: Path, held: tuple[list[Document], list[Documen
     """The cells of one table row (see the module docstring), in order."""
     cells = []
     for name in UNSEEN:
-        dataset = load_dataset(f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu")
+        dataset = load_dataset(dev_file(ud, name))
         for condition in ("clean", "corrupt"):
             items = evaluation_items(dataset, condition)
             cells.append(boundary_f1(segmenter, [(item.text, item.gold) for item in items]))
     for docs in held:
-        for layout in LAYOUTS.values():
-            variants = [v for v in map(layout, docs) if v.sentences]
+        for variant_of in HELD_OUT_VARIANTS.values():
+            variants = [v for v in map(variant_of, docs) if v.sentences]
             cells.append(boundary_f1(segmenter, [(v.text, v.boundaries) for v in variants]))
     held_cells = [cells[6], cells[7], cells[10], cells[11]]
     return cells + [
