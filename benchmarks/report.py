@@ -12,13 +12,20 @@ from pathlib import Path
 
 from benchmarks.runner import Run
 
-COLUMNS = ("system", "dataset", "condition", "P", "R", "F1", "exact", "chars/s", "docs", "gold", "note")
+COLUMNS = (
+    "system", "dataset", "condition", "P", "R", "F1", "R unmarked", "exact", "chars/s", "docs", "gold",
+    "unmarked", "note",
+)  # fmt: skip
 ROUND = 4
 MARKERS = {"clean": "o", "corrupt": "x", "lines": "^", "wrapped": "v"}
 
 
 def markdown_table(runs: Sequence[Run]) -> str:
-    """One row per run; metrics with three decimals, `-` where a metric does not apply or was skipped."""
+    """One row per run; metrics with three decimals, `-` where a metric does not apply or was skipped.
+
+    "R unmarked" is the recall at the gold boundaries without sentence-final punctuation before them
+    ("unmarked" of the "gold" boundaries); in the unpunctuated condition that is nearly all of them.
+    """
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for run in runs:
         note = f"skipped: {run.skipped}" if run.skipped else run.note
@@ -29,10 +36,12 @@ def markdown_table(runs: Sequence[Run]) -> str:
             _number(run.precision),
             _number(run.recall),
             _number(run.f1),
+            _number(run.unmarked_recall),
             _number(run.exact_match),
             f"{run.chars_per_s:,.0f}" if run.chars_per_s is not None else "-",
             str(run.n_docs),
             str(run.n_gold_boundaries),
+            str(run.n_unmarked),
             note.replace("|", "\\|"),
         )
         lines.append("| " + " | ".join(cells) + " |")

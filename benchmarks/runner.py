@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 
 from benchmarks.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
-from benchmarks.metrics import Counts, exact_match, score
+from benchmarks.metrics import Counts, exact_match, is_marked, score, unmarked_counts
 from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 
 WARMUP_TEXTS = 2
@@ -50,7 +50,11 @@ Loader = Callable[[str, SystemOptions], Adapter]
 
 @dataclass(frozen=True)
 class Run:
-    """One row of the results. Metrics are None for skipped rows; exact_match only for golden data."""
+    """One row of the results. Metrics are None for skipped rows; exact_match only for golden data.
+
+    unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
+    marks (`benchmarks.metrics.is_marked`); None when there are none.
+    """
 
     system: str
     dataset: str
@@ -59,9 +63,11 @@ class Run:
     recall: float | None = None
     f1: float | None = None
     exact_match: float | None = None
+    unmarked_recall: float | None = None
     chars_per_s: float | None = None
     n_docs: int = 0
     n_gold_boundaries: int = 0
+    n_unmarked: int = 0
     seconds: float | None = None
     skipped: str | None = None
     note: str = ""
@@ -164,7 +170,11 @@ def _load(system: str, options: SystemOptions, loader: Loader) -> tuple[Adapter 
 
 
 def _sizes(task: Task) -> dict:
-    return {"n_docs": len(task.items), "n_gold_boundaries": sum(len(item.gold) for item in task.items)}
+    return {
+        "n_docs": len(task.items),
+        "n_gold_boundaries": sum(len(item.gold) for item in task.items),
+        "n_unmarked": sum(not is_marked(item.text, b) for item in task.items for b in item.gold),
+    }
 
 
 def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) -> Run:
@@ -181,6 +191,7 @@ def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) ->
         predictions, seconds = _timed(adapter, texts)
         pairs = list(zip(task.items, predictions, strict=True))
         counts = sum((score(item.text, item.gold, p) for item, p in pairs), Counts())
+        unmarked = sum((unmarked_counts(item.text, item.gold, p) for item, p in pairs), Counts())
     except Exception as exc:  # a system that crashes on some text is reported, not fatal
         return Run(**base, skipped=f"failed: {type(exc).__name__}: {exc}", **_sizes(task))
     exact = None
@@ -193,6 +204,7 @@ def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) ->
         recall=counts.recall,
         f1=counts.f1,
         exact_match=exact,
+        unmarked_recall=unmarked.recall if unmarked.tp + unmarked.fn else None,
         chars_per_s=sum(map(len, texts)) / seconds if seconds > 0 else None,
         seconds=seconds,
         load_seconds=load_seconds,

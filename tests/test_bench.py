@@ -22,7 +22,7 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FAST_BASELINES = ("pysbd", "spacy-sentencizer", "punkt", "syntok", "blingfire", "sentencex")
 RUN_KEYS = {
     "system", "dataset", "condition", "precision", "recall", "f1", "exact_match", "chars_per_s",
-    "n_docs", "n_gold_boundaries", "seconds", "skipped",
+    "n_docs", "n_gold_boundaries", "seconds", "skipped", "unmarked_recall", "n_unmarked",
 }  # fmt: skip
 
 
@@ -189,6 +189,8 @@ def test_runner_scores_a_fake_system(tiny_tasks):
     assert (clean.precision, clean.recall, clean.f1, clean.exact_match) == (0.5, 0.5, 0.5, 0.0)
     assert (corrupt.precision, corrupt.recall, corrupt.f1, corrupt.exact_match) == (1.0, 1.0, 1.0, 1.0)
     assert (clean.n_docs, clean.n_gold_boundaries, clean.note, clean.skipped) == (1, 2, "fake", None)
+    # neither gold boundary follows sentence-final punctuation ("Items:", "One"): both are unmarked
+    assert (clean.unmarked_recall, clean.n_unmarked, corrupt.unmarked_recall) == (0.5, 2, 1.0)
     assert clean.chars_per_s > 0 and clean.seconds > 0
 
 

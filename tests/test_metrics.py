@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.metrics import Counts, align, boundaries_of, exact_match, normalize, score, sentences_at
+from benchmarks.metrics import (
+    Counts,
+    align,
+    boundaries_of,
+    exact_match,
+    is_marked,
+    normalize,
+    score,
+    sentences_at,
+    unmarked_counts,
+)
 
 TEXT = "Hi there. Bye now."  # gold boundary: "Bye" starts at 10
 
@@ -76,6 +86,24 @@ def test_precision_and_recall_differ():
     assert counts.precision == pytest.approx(0.25)
     assert counts.recall == pytest.approx(1.0)
     assert counts.f1 == pytest.approx(0.4)  # 2 * 0.25 * 1 / 1.25
+
+
+@pytest.mark.parametrize(
+    ("before", "marked"),
+    [("It rained.", True), ('"Why?"', True), ("Wait\u2026", True), ("(Done!)", True), ("Thanks John", False),
+     ("See below:", False), ("e.g", False), ("3.5", False), ("", False)],
+)  # fmt: skip
+def test_a_boundary_is_marked_only_by_sentence_final_punctuation(before, marked):
+    text = before + "  Next one"
+    assert is_marked(text, len(before) + 2) is marked
+
+
+def test_unmarked_counts_score_only_unmarked_gold_and_ignore_false_alarms():
+    text = "Thanks John See you. Bye now then"
+    gold = [12, 21]  # "See" (unmarked), "Bye" (marked)
+    assert unmarked_counts(text, gold, predicted=[21, 25]) == Counts(tp=0, fp=0, fn=1)
+    assert unmarked_counts(text, gold, predicted=[11]) == Counts(tp=1, fp=0, fn=0)  # cut before the space
+    assert unmarked_counts(text, [21], predicted=[]).recall == 0.0  # no unmarked gold: nothing counted
 
 
 def test_align_ignores_whitespace_differences():

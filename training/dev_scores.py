@@ -10,7 +10,9 @@ tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` compu
   split with `--split-seed 0`, holdout 0.2), EWT apart from GUM + LinES: clean / unpunctuated / in lines
   (each paragraph on a line of its own) / hard-wrapped (the width `segmenter train` gives the document);
 - "mean of 6" over the first six cells, "held-out mean" over the four held-out clean and unpunctuated
-  cells, and the means of the two held-out "lines" and "wrapped" cells.
+  cells, and the means of the two held-out "lines" and "wrapped" cells;
+- "unmarked R": the recall at the held-out clean gold boundaries that no sentence-final punctuation
+  marks (`benchmarks.metrics.is_marked`), EWT and GUM + LinES pooled.
 
 It reads the treebanks from --ud (the UD_English-* folders). A development tool: nothing in `segmenter`
 imports it, and it only reads dev files.
@@ -24,7 +26,7 @@ import click
 import numpy as np
 
 from benchmarks.datasets import evaluation_items, load_dataset
-from benchmarks.metrics import Counts, score
+from benchmarks.metrics import Counts, score, unmarked_counts
 from segmenter import Segmenter
 from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
 from segmenter.train import split_documents, wrap_width
@@ -44,12 +46,14 @@ def dev_file(ud: Path, name: str) -> str:
     return f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu"
 
 
-def boundary_f1(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> float:
-    """Boundary F1 of `segmenter` over (text, gold boundary offsets) pairs, pooled."""
-    counts = Counts()
+def boundary_counts(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> tuple[Counts, Counts]:
+    """Pooled counts over (text, gold boundary offsets) pairs: at all boundaries, at unmarked ones."""
+    counts, unmarked = Counts(), Counts()
     for (text, gold), spans in zip(items, segmenter.pipe([text for text, _ in items]), strict=True):
-        counts = counts + score(text, gold, [span.start for span in spans])
-    return counts.f1
+        predicted = [span.start for span in spans]
+        counts = counts + score(text, gold, predicted)
+        unmarked = unmarked + unmarked_counts(text, gold, predicted)
+    return counts, unmarked
 
 
 def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
@@ -63,22 +67,26 @@ def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
 
 def row(segmenter: Segmenter, ud: Path, held: tuple[list[Document], list[Document]]) -> list[float]:
     """The cells of one table row (see the module docstring), in order."""
-    cells = []
+    cells, unmarked = [], Counts()
     for name in UNSEEN:
         dataset = load_dataset(dev_file(ud, name))
         for condition in ("clean", "corrupt"):
             items = evaluation_items(dataset, condition)
-            cells.append(boundary_f1(segmenter, [(item.text, item.gold) for item in items]))
+            cells.append(boundary_counts(segmenter, [(item.text, item.gold) for item in items])[0].f1)
     for docs in held:
-        for variant_of in HELD_OUT_VARIANTS.values():
+        for variant, variant_of in HELD_OUT_VARIANTS.items():
             variants = [v for v in map(variant_of, docs) if v.sentences]
-            cells.append(boundary_f1(segmenter, [(v.text, v.boundaries) for v in variants]))
+            counts, at_unmarked = boundary_counts(segmenter, [(v.text, v.boundaries) for v in variants])
+            cells.append(counts.f1)
+            if variant == "clean":
+                unmarked = unmarked + at_unmarked
     held_cells = [cells[6], cells[7], cells[10], cells[11]]
     return cells + [
         float(np.mean(cells[:6])),
         float(np.mean(held_cells)),
         (cells[8] + cells[12]) / 2,
         (cells[9] + cells[13]) / 2,
+        unmarked.recall,
     ]
 
 
@@ -99,7 +107,7 @@ def main(probes: tuple[str, ...], ud: Path) -> None:
         c = row(segmenter, ud, held)
         pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in (0, 2, 4)]
         fours = [" / ".join(f"{x:.3f}" for x in c[i : i + 4]) for i in (6, 10)]
-        means = [f"{x:.4f}" for x in c[14:]]
+        means = [f"{x:.4f}" for x in c[14:18]] + [f"{c[18]:.3f}"]
         click.echo("| " + " | ".join([probe, *pairs, *fours, *means]) + " |")
 
 
