@@ -287,6 +287,15 @@ def _progress(total: int | None, enabled: bool):
     help="Train on the text as given, corrupted (lowercase, no punctuation), or both.",
 )
 @click.option(
+    "--unmarked-share",
+    type=click.FloatRange(0, 1),
+    default=0.0,
+    show_default=True,
+    help="Share of the sentences that lose their final punctuation (. ! ? ...) in the clean training "
+    "copy, picked by a hash of document and sentence, so the probe also learns boundaries that no "
+    "punctuation marks (chat, web text). Held-out text stays as given.",
+)
+@click.option(
     "--c",
     "c",
     type=click.FloatRange(min=0, min_open=True),
@@ -390,6 +399,7 @@ def train(
     context,
     kind,
     conditions,
+    unmarked_share,
     c,
     hidden_units,
     members,
@@ -473,6 +483,7 @@ def train(
                 seed=seed,
                 split_seed=split_seed,
                 lines=line_breaks,
+                unmarked_share=unmarked_share,
             )
         else:
             features = FeatureConfig(
@@ -497,6 +508,7 @@ def train(
                 seed=seed,
                 split_seed=split_seed,
                 batch_size=batch_size,
+                unmarked_share=unmarked_share,
             )
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc

@@ -3,8 +3,10 @@
 A `Document` is a sequence of gold sentences. Its text is the sentences joined with one space (or a
 line break, where its layout says so) and its gold boundaries are the character offsets where each
 sentence after the first starts. `corrupt` produces the unpunctuated, lowercase condition (speech
-transcripts, chat, OCR); `with_line_breaks` and `wrapped` lay the same text out in lines (paragraphs on
-lines of their own; lines hard-wrapped at a width), as files and e-mails have it.
+transcripts, chat, OCR); `without_final_punctuation` drops the final punctuation of a share of the
+sentences (chat and web text, where many sentences end without any); `with_line_breaks` and `wrapped`
+lay the same text out in lines (paragraphs on lines of their own; lines hard-wrapped at a width), as
+files and e-mails have it.
 
 This module reads files and builds plain data; it knows nothing about models or metrics.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -177,6 +180,30 @@ def corrupt_document(doc: Document) -> Document:
             pending = False
             sentences.append(kept)
     return replace(doc, sentences=tuple(sentences), paragraph_starts=tuple(starts), line_breaks=())
+
+
+_FINAL_PUNCTUATION = re.compile(r"[.!?\u2026]+(?=[\"'\u201d\u2019)\]]*$)")  # before closing quotes
+
+
+def without_final_punctuation(doc: Document, share: float) -> Document:
+    """The document with about `share` of its sentences stripped of their final . ! ? or ellipsis.
+
+    Which sentences is fixed by a hash of the document id and the sentence index, so every run drops
+    the same ones. Capitals and closing quotes stay; a sentence that would be left empty stays whole.
+
+    >>> doc = Document("d", ("It rained.", 'He said "go!"', "Fine?"))
+    >>> without_final_punctuation(doc, 1.0).sentences
+    ('It rained', 'He said "go"', 'Fine')
+    >>> without_final_punctuation(doc, 0.0) == doc
+    True
+    """
+    sentences = tuple(
+        _FINAL_PUNCTUATION.sub("", sentence).rstrip() or sentence
+        if zlib.crc32(f"drop:{doc.id}:{index}".encode()) / 2**32 < share
+        else sentence
+        for index, sentence in enumerate(doc.sentences)
+    )
+    return replace(doc, sentences=sentences)
 
 
 def with_line_breaks(doc: Document) -> Document:

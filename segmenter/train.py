@@ -4,6 +4,8 @@ Every document is used under each of `conditions`: as given (clean, sentences jo
 corrupted (lowercase, no punctuation), so one probe serves punctuated and unpunctuated text, and, for a
 probe that reads line breaks, laid out in lines (LAYOUTS: each paragraph on a line of its own; the
 same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences). With
+`unmarked_share` > 0 the clean copy of each training document has that share of its sentences without
+their final punctuation (`without_final_punctuation`); held-out documents stay as given. With
 `members` > 1, that many MLPs are fitted with consecutive seeds and averaged into one (a cheap
 ensemble: it lowers the seed-to-seed variance of a single fit). A share of the documents is held out
 to choose the decision threshold and to report dev scores in the probe's meta file.
@@ -20,7 +22,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import LAYOUTS, Document, corrupt_document, with_line_breaks, wrapped
+from segmenter.corpus import (
+    LAYOUTS,
+    Document,
+    corrupt_document,
+    with_line_breaks,
+    without_final_punctuation,
+    wrapped,
+)
 from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
@@ -54,21 +63,34 @@ class TrainConfig:
     batch_size: int = 16
     seed: int = 0
     split_seed: int | None = None  # seed of the held-out split; None: `seed`
+    unmarked_share: float = 0.0  # of the sentences of clean training text, stripped of final punctuation
 
     def __post_init__(self) -> None:
+        check_unmarked_share(self.unmarked_share)
         if self.members < 1:
             raise ConfigError(f"members must be at least 1, got {self.members}")
         if self.members > 1 and self.kind != "mlp":
             raise ConfigError("only MLP probes can be averaged; use members=1 with a logistic probe")
 
 
-def conditioned(docs: Sequence[Document], conditions: Sequence[str]) -> list[tuple[str, Document]]:
+def check_unmarked_share(share: float) -> None:
+    """ConfigError unless `share` (of sentences stripped of their final punctuation) is in [0, 1]."""
+    if not 0.0 <= share <= 1.0:
+        raise ConfigError(f"unmarked_share must be between 0 and 1, got {share}")
+
+
+def conditioned(
+    docs: Sequence[Document], conditions: Sequence[str], unmarked_share: float = 0.0
+) -> list[tuple[str, Document]]:
     """(condition, document) pairs: each document under each condition (see the module docstring).
-    The `lines` layout skips documents with one paragraph: it would repeat the clean text."""
+    The `lines` layout skips documents with one paragraph: it would repeat the clean text. In the
+    clean condition `unmarked_share` of the sentences lose their final punctuation."""
     out = []
     for condition in conditions:
         for doc in docs:
             variant = _variant(doc, condition)
+            if condition == "clean" and unmarked_share > 0:
+                variant = without_final_punctuation(variant, unmarked_share)
             if variant is not None and variant.sentences:
                 out.append((condition, variant))
     return out
@@ -168,11 +190,12 @@ def collect_gaps(
     window: WindowConfig,
     batch_size: int = 16,
     progress: Callable[[int], None] | None = None,
+    unmarked_share: float = 0.0,
 ) -> dict[str, GapData]:
-    """`gap_data` of `docs` under each condition that yields any gap."""
+    """`gap_data` of `docs` under each condition that yields any gap (`conditioned`'s variants)."""
     by_condition = {}
     for condition in conditions:
-        variants = [doc for _, doc in conditioned(docs, [condition])]
+        variants = [doc for _, doc in conditioned(docs, [condition], unmarked_share)]
         data = gap_data(encoder, variants, features, window, batch_size, progress)
         if data.labels.size:
             by_condition[condition] = data
@@ -237,12 +260,19 @@ def train_probe(
     """
     train_docs, held_docs = split_documents(docs, config.holdout, split_seed(config))
 
-    def collect(subset) -> dict[str, GapData]:
+    def collect(subset, unmarked_share: float = 0.0) -> dict[str, GapData]:
         return collect_gaps(
-            encoder, subset, config.conditions, config.features, config.window, config.batch_size, progress
+            encoder,
+            subset,
+            config.conditions,
+            config.features,
+            config.window,
+            config.batch_size,
+            progress,
+            unmarked_share,
         )
 
-    train_data = collect(train_docs)
+    train_data = collect(train_docs, config.unmarked_share)
     if not train_data:
         raise InputError("training documents hold no candidate gaps; give more text")
     features = np.concatenate([d.features for d in train_data.values()])
@@ -268,6 +298,7 @@ def train_probe(
         "seed": config.seed,
         "split_seed": split_seed(config),
         "conditions": list(config.conditions),
+        "unmarked_share": config.unmarked_share,
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
         "refit_on_all_documents": bool(config.refit and held_data),

@@ -31,6 +31,7 @@ from segmenter.probe import Probe
 from segmenter.train import (
     CONDITIONS,
     LAYOUTS,
+    check_unmarked_share,
     collect_gaps,
     conditioned,
     held_out_thresholds,
@@ -59,8 +60,10 @@ class TuneConfig:
     seed: int = 0
     split_seed: int | None = None  # seed of the held-out split; None: `seed`
     lines: bool = True  # the head also reads the line features (`segmenter.line_features`)
+    unmarked_share: float = 0.0  # of the sentences of clean training text, stripped of final punctuation
 
     def __post_init__(self) -> None:
+        check_unmarked_share(self.unmarked_share)
         for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -100,7 +103,8 @@ def tune_probe(
     torch.manual_seed(config.seed)
     train_docs, held_docs = split_documents(docs, config.holdout, split_seed(config))
     encoder = Encoder(model, max_layer=config.blocks, precision="float32")
-    examples = [_example(encoder, doc, config.lines) for _, doc in conditioned(train_docs, config.conditions)]
+    variants = conditioned(train_docs, config.conditions, config.unmarked_share)
+    examples = [_example(encoder, doc, config.lines) for _, doc in variants]
     windows = [
         w for i, ex in enumerate(examples) for w in plan(len(ex.tokens), config.window, text=i) if len(w) >= 2
     ]
@@ -184,6 +188,7 @@ def tune_probe(
             "batch_size": config.batch_size,
         },
         "conditions": list(config.conditions),
+        "unmarked_share": config.unmarked_share,
         "training_data": list(sources),
         "n_documents": {"train": len(train_docs), "held_out": len(held_docs)},
         "n_train_windows": len(windows),

@@ -220,9 +220,9 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
     assert meta["training_data"][0].startswith(f"conllu:{data}")
-    assert meta["members"] == 2
+    assert meta["members"] == 2 and meta["unmarked_share"] == 0.0
     assert meta["window"] == {"size": 16, "stride": 12}  # the stride follows the window: 3/4 of it
-    for bad in (["--layers", "3,2"], ["--window-size", "16", "--stride", "14"]):
+    for bad in (["--layers", "3,2"], ["--window-size", "16", "--stride", "14"], ["--unmarked-share", "1.5"]):
         refused = runner.invoke(main, [*args, *bad])
         assert refused.exit_code == 2, (bad, refused.output)
     assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2

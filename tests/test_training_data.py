@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from segmenter.corpus import Document, corrupt_document
-from segmenter.train import split_documents
+from segmenter.errors import ConfigError
+from segmenter.train import TrainConfig, conditioned, split_documents
 from segmenter.training_data import load_training_documents, rule_sentences
+from segmenter.tune import TuneConfig
 
 
 def _docs(n: int, silver: bool = False) -> list[Document]:
@@ -98,3 +100,34 @@ def test_the_split_seed_alone_picks_the_held_out_documents(monkeypatch, tiny_ber
     tuned = tune.TuneConfig(blocks=1, rank=2, epochs=1, hidden_units=8, window=window, holdout=0.3, seed=1)
     assert tune.tune_probe(str(tiny_bert_dir), docs, tuned, ["synthetic"]).meta["split_seed"] == 1
     assert chosen == [3, 1]  # without split_seed the seed splits
+
+
+def test_unmarked_share_strips_final_punctuation_of_that_share_of_clean_sentences_only():
+    endings = (".", "!", "?", '."', "...")
+    docs = [
+        Document(
+            f"d{i}", tuple(f"Sentence {j} of {i}{endings[j % 5]}" for j in range(10)), paragraph_starts=(5,)
+        )
+        for i in range(60)
+    ]
+    plain = conditioned(docs, ("clean", "corrupt", "lines"))
+    stripped = conditioned(docs, ("clean", "corrupt", "lines"), unmarked_share=0.3)
+    assert conditioned(docs, ("clean", "corrupt", "lines"), unmarked_share=0.3) == stripped  # no random draw
+    assert [c for c, _ in stripped] == [c for c, _ in plain]
+    changed = 0
+    for (condition, before), (_, after) in zip(plain, stripped, strict=True):
+        if condition != "clean":
+            assert after == before
+            continue
+        assert len(after.boundaries) == len(before.boundaries)
+        for old, new in zip(before.sentences, after.sentences, strict=True):
+            if new != old:
+                changed += 1
+                assert new == old.rstrip('."!?') + ('"' if old.endswith('"') else "")
+    assert 0.25 < changed / 600 < 0.35
+
+
+@pytest.mark.parametrize("config", [TrainConfig, TuneConfig])
+def test_unmarked_share_outside_zero_to_one_is_refused(config):
+    with pytest.raises(ConfigError, match="unmarked_share"):
+        config(unmarked_share=1.5)

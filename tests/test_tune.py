@@ -152,12 +152,15 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
         "8",
         "--window-size",
         "16",
+        "--unmarked-share",
+        "0.5",
     ]
     runner = CliRunner()
     result = runner.invoke(main, [*args, *tune])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
     assert meta["tuned"] == {**meta["tuned"], "blocks": 1, "rank": 2, "epochs": 1}
+    assert meta["unmarked_share"] == 0.5
     assert meta["layers"] == [1] and meta["hidden_units"] == 8
     refused = runner.invoke(main, [*args, *tune, "--layers", "1,2"])
     assert refused.exit_code == 2 and "--layers" in refused.output
