@@ -20,7 +20,9 @@ imports it, and it only reads dev files.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 import numpy as np
@@ -46,13 +48,26 @@ def dev_file(ud: Path, name: str) -> str:
     return f"conllu:{ud}/UD_English-{name}/en_{name.lower()}-ud-dev.conllu"
 
 
-def boundary_counts(segmenter: Segmenter, items: list[tuple[str, list[int]]]) -> tuple[Counts, Counts]:
-    """Pooled counts over (text, gold boundary offsets) pairs: at all boundaries, at unmarked ones."""
+class DevText(NamedTuple):
+    """One text of a dev cell: the text, its gold boundary offsets, and the id of its document."""
+
+    text: str
+    gold: Sequence[int]
+    doc_id: str
+
+
+def boundary_counts(segmenter: Segmenter, items: Sequence[DevText]) -> tuple[Counts, Counts]:
+    """Pooled counts over `items`: at all gold boundaries, and at the unmarked ones."""
+    spans = segmenter.pipe([item.text for item in items])
+    return pooled_counts(items, [[span.start for span in found] for found in spans])
+
+
+def pooled_counts(items: Sequence[DevText], predicted: Sequence[Sequence[int]]) -> tuple[Counts, Counts]:
+    """Pooled counts of predicted boundary offsets, one list per item: at all boundaries, at unmarked ones."""
     counts, unmarked = Counts(), Counts()
-    for (text, gold), spans in zip(items, segmenter.pipe([text for text, _ in items]), strict=True):
-        predicted = [span.start for span in spans]
-        counts = counts + score(text, gold, predicted)
-        unmarked = unmarked + unmarked_counts(text, gold, predicted)
+    for item, offsets in zip(items, predicted, strict=True):
+        counts = counts + score(item.text, item.gold, offsets)
+        unmarked = unmarked + unmarked_counts(item.text, item.gold, offsets)
     return counts, unmarked
 
 
@@ -65,29 +80,49 @@ def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
     return [d for d in held if id(d) in from_ewt], [d for d in held if id(d) not in from_ewt]
 
 
-def row(segmenter: Segmenter, ud: Path, held: tuple[list[Document], list[Document]]) -> list[float]:
-    """The cells of one table row (see the module docstring), in order."""
-    cells, unmarked = [], Counts()
+def dev_cells(ud: Path) -> list[tuple[str, list[DevText]]]:
+    """The 14 cells of a row, in order, as (name, texts): the names are "ParTUT clean", ...,
+    "held-out EWT clean", ..., "held-out GUM+LinES wrapped"."""
+    cells = []
     for name in UNSEEN:
         dataset = load_dataset(dev_file(ud, name))
         for condition in ("clean", "corrupt"):
             items = evaluation_items(dataset, condition)
-            cells.append(boundary_counts(segmenter, [(item.text, item.gold) for item in items])[0].f1)
-    for docs in held:
+            texts = [DevText(item.text, item.gold, f"{name}:{i}") for i, item in enumerate(items)]
+            cells.append((f"{name} {condition}", texts))
+    for group, docs in zip(("EWT", "GUM+LinES"), held_out(ud), strict=True):
         for variant, variant_of in HELD_OUT_VARIANTS.items():
-            variants = [v for v in map(variant_of, docs) if v.sentences]
-            counts, at_unmarked = boundary_counts(segmenter, [(v.text, v.boundaries) for v in variants])
-            cells.append(counts.f1)
-            if variant == "clean":
-                unmarked = unmarked + at_unmarked
-    held_cells = [cells[6], cells[7], cells[10], cells[11]]
-    return cells + [
-        float(np.mean(cells[:6])),
-        float(np.mean(held_cells)),
-        (cells[8] + cells[12]) / 2,
-        (cells[9] + cells[13]) / 2,
+            texts = [DevText(v.text, v.boundaries, d.id) for d in docs if (v := variant_of(d)).sentences]
+            cells.append((f"held-out {group} {variant}", texts))
+    return cells
+
+
+def summary(cells: Sequence[tuple[str, tuple[Counts, Counts]]]) -> list[float]:
+    """The 14 cells' F1, the four means and the held-out clean unmarked recall (module docstring)."""
+    f1 = [counts.f1 for _, (counts, _) in cells]
+    unmarked = sum(
+        (
+            at_unmarked
+            for name, (_, at_unmarked) in cells
+            if name.startswith("held-out") and name.endswith(" clean")
+        ),
+        Counts(),
+    )
+    return f1 + [
+        float(np.mean(f1[:6])),
+        float(np.mean([f1[6], f1[7], f1[10], f1[11]])),
+        (f1[8] + f1[12]) / 2,
+        (f1[9] + f1[13]) / 2,
         unmarked.recall,
     ]
+
+
+def markdown_row(name: str, c: Sequence[float]) -> str:
+    """One row of the models README's dev tables from `summary`'s numbers."""
+    pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in (0, 2, 4)]
+    fours = [" / ".join(f"{x:.3f}" for x in c[i : i + 4]) for i in (6, 10)]
+    means = [f"{x:.4f}" for x in c[14:18]] + [f"{c[18]:.3f}"]
+    return "| " + " | ".join([name, *pairs, *fours, *means]) + " |"
 
 
 @click.command()
@@ -101,14 +136,11 @@ def row(segmenter: Segmenter, ud: Path, held: tuple[list[Document], list[Documen
 )
 def main(probes: tuple[str, ...], ud: Path) -> None:
     """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
-    held = held_out(ud)
+    cells = dev_cells(ud)
     for probe in probes:
         segmenter = Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
-        c = row(segmenter, ud, held)
-        pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in (0, 2, 4)]
-        fours = [" / ".join(f"{x:.3f}" for x in c[i : i + 4]) for i in (6, 10)]
-        means = [f"{x:.4f}" for x in c[14:18]] + [f"{c[18]:.3f}"]
-        click.echo("| " + " | ".join([probe, *pairs, *fours, *means]) + " |")
+        counted = [(name, boundary_counts(segmenter, texts)) for name, texts in cells]
+        click.echo(markdown_row(probe, summary(counted)))
 
 
 if __name__ == "__main__":
