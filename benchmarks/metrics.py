@@ -6,8 +6,9 @@ same boundary); offsets that then sit at the start or end of the text (no text b
 not boundaries. A predicted boundary counts only if it lands exactly on a gold one.
 
 A gold boundary is "marked" when sentence-final punctuation (then optionally closing quotes or brackets)
-ends the text before it, and "unmarked" otherwise ("Thanks John || See you", "a list: || next"). Recall
-at unmarked boundaries (`unmarked_counts`) is what a punctuation rule cannot reach even on clean text.
+ends the text before it (`segmenter.corpus.is_marked`), and "unmarked" otherwise ("Thanks John || See
+you", "a list: || next"). Recall at unmarked boundaries (`unmarked_counts`) is what a punctuation rule
+cannot reach even on clean text.
 
 This module also maps sentence strings back to character offsets (`align`), which the gold data of
 golden rules and the splitters that return strings both need. It knows nothing about systems or files.
@@ -23,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from segmenter.corpus import is_marked
 
 
 @dataclass(frozen=True)
@@ -85,24 +88,6 @@ def score(text: str, gold: Iterable[int], predicted: Iterable[int]) -> Counts:
     predicted_set = set(normalize(text, predicted))
     tp = len(gold_set & predicted_set)
     return Counts(tp=tp, fp=len(predicted_set) - tp, fn=len(gold_set) - tp)
-
-
-SENTENCE_FINAL = frozenset(".!?\u2026\u203c\u2047\u2048\u2049\u3002\uff01\uff1f")  # . ! ? … ‼ ⁇ ⁈ ⁉ 。！？
-CLOSING = frozenset("\"')]}\u00bb\u201d\u2019\u203a")  # " ' ) ] } » ” ’ ›
-
-
-def is_marked(text: str, boundary: int) -> bool:
-    """True when sentence-final punctuation, then optionally closing quotes or brackets, precedes `boundary`.
-
-    >>> [is_marked(t, b) for t, b in [("Hi. Bye", 4), ('"Go!" Fine', 6), ("Hi all Bye", 7), ("A: b", 3)]]
-    [True, True, False, False]
-    """
-    i = boundary - 1
-    while i >= 0 and text[i].isspace():
-        i -= 1
-    while i >= 0 and text[i] in CLOSING:
-        i -= 1
-    return i >= 0 and text[i] in SENTENCE_FINAL
 
 
 def unmarked_counts(text: str, gold: Iterable[int], predicted: Iterable[int]) -> Counts:

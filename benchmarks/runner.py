@@ -24,8 +24,9 @@ from dataclasses import asdict, dataclass
 from importlib import metadata
 
 from benchmarks.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
-from benchmarks.metrics import Counts, exact_match, is_marked, score, unmarked_counts
+from benchmarks.metrics import Counts, exact_match, score, unmarked_counts
 from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
+from segmenter.corpus import is_marked
 
 WARMUP_TEXTS = 2
 MIN_PASSES = 3  # every system is timed over at least this many full passes; the median pass counts
@@ -53,7 +54,7 @@ class Run:
     """One row of the results. Metrics are None for skipped rows; exact_match only for golden data.
 
     unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
-    marks (`benchmarks.metrics.is_marked`); None when there are none.
+    marks (`segmenter.corpus.is_marked`); None when there are none.
     """
 
     system: str

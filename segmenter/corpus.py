@@ -182,11 +182,28 @@ def corrupt_document(doc: Document) -> Document:
     return replace(doc, sentences=tuple(sentences), paragraph_starts=tuple(starts), line_breaks=())
 
 
-_FINAL_PUNCTUATION = re.compile(r"[.!?\u2026]+(?=[\"'\u201d\u2019)\]]*$)")  # before closing quotes
+SENTENCE_FINAL = ".!?\u2026\u203c\u2047\u2048\u2049\u3002\uff01\uff1f"  # . ! ? … ‼ ⁇ ⁈ ⁉ 。！？
+CLOSING = "\"')]}\u00bb\u201d\u2019\u203a"  # " ' ) ] } » ” ’ ›
+_FINAL_PUNCTUATION = re.compile(f"[{re.escape(SENTENCE_FINAL)}]+(?=[{re.escape(CLOSING)}]*$)")
+
+
+def is_marked(text: str, boundary: int) -> bool:
+    """True when sentence-final punctuation, then optionally closing quotes or brackets, precedes `boundary`
+    (a boundary `without_final_punctuation` has stripped is no longer marked).
+
+    >>> [is_marked(t, b) for t, b in [("Hi. Bye", 4), ('"Go!" Fine', 6), ("Hi all Bye", 7), ("A: b", 3)]]
+    [True, True, False, False]
+    """
+    i = boundary - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    while i >= 0 and text[i] in CLOSING:
+        i -= 1
+    return i >= 0 and text[i] in SENTENCE_FINAL
 
 
 def without_final_punctuation(doc: Document, share: float) -> Document:
-    """The document with about `share` of its sentences stripped of their final . ! ? or ellipsis.
+    """The document with about `share` of its sentences stripped of their final punctuation (SENTENCE_FINAL).
 
     Which sentences is fixed by a hash of the document id and the sentence index, so every run drops
     the same ones. Capitals and closing quotes stay; a sentence that would be left empty stays whole.

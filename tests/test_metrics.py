@@ -11,12 +11,12 @@ from benchmarks.metrics import (
     align,
     boundaries_of,
     exact_match,
-    is_marked,
     normalize,
     score,
     sentences_at,
     unmarked_counts,
 )
+from segmenter.corpus import is_marked
 
 TEXT = "Hi there. Bye now."  # gold boundary: "Bye" starts at 10
 

@@ -12,7 +12,7 @@ tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` compu
 - "mean of 6" over the first six cells, "held-out mean" over the four held-out clean and unpunctuated
   cells, and the means of the two held-out "lines" and "wrapped" cells;
 - "unmarked R": the recall at the held-out clean gold boundaries that no sentence-final punctuation
-  marks (`benchmarks.metrics.is_marked`), EWT and GUM + LinES pooled.
+  marks (`segmenter.corpus.is_marked`), EWT and GUM + LinES pooled.
 
 It reads the treebanks from --ud (the UD_English-* folders). A development tool: nothing in `segmenter`
 imports it, and it only reads dev files.
