@@ -237,8 +237,9 @@ def _progress(total: int | None, enabled: bool):
     "specs",
     multiple=True,
     required=True,
-    help="Training data: conllu:PATH, golden:PATH, raw:PATH (punctuated text, self-supervised) or a "
-    "built-in dev set (ewt-dev). Repeatable.",
+    help="Training data: conllu:PATH, golden:PATH, raw:PATH (punctuated text, self-supervised), "
+    "ud-train[:DIR] (the six UD English train splits, from DIR, $SEGMENTER_UD or ../shared/data/ud) "
+    "or a built-in dev set (ewt-dev). Repeatable.",
 )
 @click.option(
     "--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Probe folder to write."
@@ -251,7 +252,12 @@ def _progress(total: int | None, enabled: bool):
 @click.option(
     "--vectors/--no-vectors", default=False, show_default=True, help="Use per-head context vectors."
 )
-@click.option("--signals/--no-signals", default=True, show_default=True, help="Use attention signals.")
+@click.option(
+    "--signals/--no-signals",
+    default=True,
+    show_default=True,
+    help="Use attention signals (with --tune-blocks: off unless given, and read from block K).",
+)
 @click.option(
     "--surface/--no-surface",
     default=True,
@@ -435,7 +441,6 @@ def train(
         "layers",
         "hidden",
         "vectors",
-        "signals",
         "surface",
         "context",
         "kind",
@@ -484,6 +489,8 @@ def train(
                 split_seed=split_seed,
                 lines=line_breaks,
                 unmarked_share=unmarked_share,
+                # a tuned probe reads no signals unless asked (a frozen one does by default)
+                signals=signals and ctx.get_parameter_source("signals") is ParameterSource.COMMANDLINE,
             )
         else:
             features = FeatureConfig(

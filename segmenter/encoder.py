@@ -20,10 +20,12 @@ This module knows nothing about sentences, windows or features.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -351,7 +353,7 @@ class Encoder:
                 )
         # Layers whose attention is read compute it once, in our own attention (which keeps the
         # probabilities); the others run the model's own (`attention_kernel`).
-        bias = _key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
+        bias = key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
         reading = []
         for layer in sorted(read):
             attn = blocks[layer - 1].attention.self
@@ -382,7 +384,9 @@ class Encoder:
         summaries = None
         if summary_layers:
             summaries = (
-                torch.stack([_summarise(store[("p", layer)], mask) for layer in summary_layers]).cpu().numpy()
+                torch.stack([attention_summary(store[("p", layer)], mask) for layer in summary_layers])
+                .cpu()
+                .numpy()
             )  # (L, B, 3, H, T)
         hid = None
         if hidden and layers:
@@ -390,6 +394,22 @@ class Encoder:
                 torch.stack([store[("hid", layer)] for layer in layers]).float().cpu().numpy()
             )  # (L, B, T, D)
         return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
+
+    @contextlib.contextmanager
+    def reading(self, layer: int, attention_mask: torch.Tensor) -> Iterator[dict]:
+        """While open, `layer`'s self-attention runs our own kernel in the model's forward passes over
+        batches masked by `attention_mask` (B, T); the dict it yields receives that layer's
+        probabilities (B, H, T, T) under ("p", layer) and its per-head context vectors (B, T, H*d)
+        under ("ctx", layer). Outside inference mode they carry gradients (tuning reads signals)."""
+        attn = self.model.encoder.layer[layer - 1].attention.self
+        store: dict[tuple[str, int], torch.Tensor] = {}
+        attn.forward = self._reading_attention(attn, store, layer, key_bias(attention_mask, self.n_heads))
+        hook = attn.register_forward_hook(_keep(store, ("ctx", layer), first=True))
+        try:
+            yield store
+        finally:
+            hook.remove()
+            del attn.forward  # back to the class's forward
 
     def _reading_attention(self, attn, store: dict, layer: int, bias: torch.Tensor):
         """A forward for the self-attention module `attn` of `layer` that also keeps its probabilities.
@@ -419,14 +439,14 @@ class Encoder:
         return forward
 
 
-def _key_bias(mask: torch.Tensor, heads: int) -> torch.Tensor:
+def key_bias(mask: torch.Tensor, heads: int) -> torch.Tensor:
     """(B*H, 1, T) float32 additive attention bias from mask (B, T): 0 for real keys, -inf for padding."""
     padding = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
     padding.masked_fill_(~mask.bool(), float("-inf"))
     return padding.repeat_interleave(heads, dim=0)[:, None, :]
 
 
-def _summarise(probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+def attention_summary(probs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """(B, 3, H, T) summary (see `Capture.summaries`) of (B, H, T, T) probabilities; mask (B, T)."""
     real = mask.to(probs.dtype)  # (B, T): which queries are real
     weights = (real / real.sum(-1, keepdim=True))[:, None, None, :]  # (B, 1, 1, T)

@@ -1,6 +1,9 @@
 """Resolve `segmenter train --data` specs into gold or silver documents.
 
 `conllu:PATH`, `golden:PATH` and built-in names go through the benchmark's dataset specs (gold).
+`ud-train` (or `ud-train:DIR`) stands for the train splits of the six UD English treebanks in UD_TRAIN,
+read from DIR, else from `$SEGMENTER_UD`, else from `../shared/data/ud` (the project's data folder
+beside a clone); their dev and test splits are never read through it.
 `raw:PATH` is punctuated plain text for self-supervision: paragraphs (blank-line blocks) are cut into
 silver sentences by a conservative punctuation rule, and training then also sees the corrupted copy,
 where that punctuation is gone. This module only builds documents; training happens elsewhere.
@@ -8,8 +11,10 @@ where that punctuation is gone. This module only builds documents; training happ
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from segmenter.corpus import Document, documents_from_raw_text
 from segmenter.errors import InputError
@@ -44,11 +49,48 @@ def rule_sentences(paragraph: str) -> list[str]:
     return [s for s in sentences if s]
 
 
+UD_TRAIN = (  # treebank folder, train file: the six UD English train splits
+    ("UD_English-EWT", "en_ewt-ud-train.conllu"),
+    ("UD_English-GUM", "en_gum-ud-train.conllu"),
+    ("UD_English-LinES", "en_lines-ud-train.conllu"),
+    ("UD_English-ParTUT", "en_partut-ud-train.conllu"),
+    ("UD_English-Atis", "en_atis-ud-train.conllu"),
+    ("UD_English-ESLSpok", "en_eslspok-ud-train.conllu"),
+)
+UD_DEFAULT_DIR = Path("..") / "shared" / "data" / "ud"
+
+
+def ud_train_specs(spec: str) -> list[str]:
+    """The `conllu:` specs that `ud-train` or `ud-train:DIR` stands for (module docstring).
+
+    >>> ud_train_specs("ud-train:/data/ud")[0]
+    'conllu:/data/ud/UD_English-EWT/en_ewt-ud-train.conllu'
+    """
+    _, _, folder = spec.partition(":")
+    root = Path(folder or os.environ.get("SEGMENTER_UD") or UD_DEFAULT_DIR).expanduser()
+    missing = [f"{tb}/{name}" for tb, name in UD_TRAIN if not (root / tb / name).is_file()]
+    if missing:
+        raise InputError(
+            f"{spec!r}: no UD English train files under {root} (missing {', '.join(missing)}); "
+            "give the folder as ud-train:DIR or set SEGMENTER_UD"
+        )
+    return [f"conllu:{root / tb / name}" for tb, name in UD_TRAIN]
+
+
+def expand_specs(specs: Sequence[str]) -> list[str]:
+    """`specs` with every `ud-train[:DIR]` replaced by the six train files it stands for."""
+    return [s for spec in specs for s in (ud_train_specs(spec) if _is_ud_train(spec) else [spec])]
+
+
+def _is_ud_train(spec: str) -> bool:
+    return spec == "ud-train" or spec.startswith("ud-train:")
+
+
 def load_training_documents(specs: Sequence[str]) -> tuple[list[Document], list[str]]:
     """Documents of every spec, and a description of each source for the probe's meta file."""
     docs: list[Document] = []
     sources: list[str] = []
-    for spec in specs:
+    for spec in expand_specs(specs):
         if spec.startswith("raw:"):
             path = spec[4:]
             found = list(documents_from_raw_text(read_input(path), path, rule_sentences))

@@ -2,12 +2,16 @@
 
 The head reads what a frozen-encoder probe with `FeatureConfig(layers=(K,), hidden=True, surface=True,
 lines=True)` reads: block K's output, the case/punctuation flags and the line features of the two tokens
-around each gap (`lines=False`: without the line features). Training minimises binary cross-entropy
-over every candidate gap (before a word-start token) of sliding windows over the training documents,
-under each condition (as written, corrupted, laid out in lines). The result is an ordinary `Probe`
-(the head's arrays, no standardisation) that carries the encoder deltas; its thresholds are chosen on
-held-out documents from features computed as the segmenter computes them (merged deltas, the
-inference precision), gap by gap in each window (the segmenter also averages overlapping windows).
+around each gap (`lines=False`: without the line features). With `signals=True` it also reads the
+paper's signals from block K's attention (`segmenter.features.SIGNALS`: attention received, sent to the
+final [SEP] and to [CLS], head-vector similarity contrast), computed from the encoder as it is being
+tuned (with gradients) and standardised with their mean and spread under the untuned encoder.
+Training minimises binary cross-entropy over every candidate gap (before a word-start token) of sliding
+windows over the training documents, under each condition (as written, corrupted, laid out in lines).
+The result is an ordinary `Probe` (the head's arrays, no standardisation) that carries the encoder
+deltas; its thresholds are chosen on held-out documents from features computed as the segmenter computes
+them (merged deltas, the inference precision), gap by gap in each window (the segmenter also averages
+overlapping windows).
 Reading data and the CLI live elsewhere.
 """
 
@@ -24,9 +28,10 @@ import torch
 from segmenter.adapter import DENSE, attach, export
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
-from segmenter.encoder import Encoder, Tokens, native_bfloat16
+from segmenter.encoder import Encoder, Tokens, attention_summary, native_bfloat16
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_inputs
+from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
 from segmenter.train import (
     CONDITIONS,
@@ -61,6 +66,7 @@ class TuneConfig:
     split_seed: int | None = None  # seed of the held-out split; None: `seed`
     lines: bool = True  # the head also reads the line features (`segmenter.line_features`)
     unmarked_share: float = 0.0  # of the sentences of clean training text, stripped of final punctuation
+    signals: bool = False  # the head also reads block `blocks`'s attention signals
 
     def __post_init__(self) -> None:
         check_unmarked_share(self.unmarked_share)
@@ -71,7 +77,12 @@ class TuneConfig:
     @property
     def features(self) -> FeatureConfig:
         return FeatureConfig(
-            layers=(self.blocks,), vectors=False, signals=False, hidden=True, surface=True, lines=self.lines
+            layers=(self.blocks,),
+            vectors=False,
+            signals=self.signals,
+            hidden=True,
+            surface=True,
+            lines=self.lines,
         )
 
 
@@ -115,8 +126,18 @@ def tune_probe(
         start(config.epochs * batches_per_epoch)
 
     model_ = encoder.model.float().train()
+    reader = None
+    if config.signals:  # standardised with their spread under the untuned encoder
+        reader = _SignalReader(encoder, config.blocks, config.features.span)
+        reader.fit_scale(
+            [
+                _batch(encoder, examples, windows[i : i + config.batch_size])
+                for i in range(0, min(len(windows), 32 * config.batch_size), config.batch_size)
+            ]
+        )
     deltas = attach(model_, config.blocks, config.rank, config.seed)
-    width = encoder.hidden_size + examples[0].tokens.surface.shape[1]
+    n_signals = 0 if reader is None else reader.width
+    width = n_signals + encoder.hidden_size + examples[0].tokens.surface.shape[1]
     head = torch.nn.Sequential(
         torch.nn.Linear(2 * width, config.hidden_units),
         torch.nn.ReLU(),
@@ -143,7 +164,7 @@ def tune_probe(
             batch = [windows[i] for i in shuffled[first : first + config.batch_size]]
             ids, mask, labels, surface = _batch(encoder, examples, batch)
             with autocast:
-                logits = _gap_logits(model_, head, ids, mask, surface)  # (B, T)
+                logits = _gap_logits(model_, head, ids, mask, surface, reader)  # (B, T)
             real = labels != IGNORE
             if real.any():  # a batch of windows inside long words has no candidate gap to learn from
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(
@@ -156,9 +177,12 @@ def tune_probe(
             if progress is not None:
                 progress(1)
 
+    mean, scale = np.zeros(width, np.float32), np.ones(width, np.float32)
+    if reader is not None:  # the signals come first in a token's features (`WindowFeatures.token_matrix`)
+        mean[:n_signals], scale[:n_signals] = reader.mean.numpy(), reader.scale.numpy()
     probe = Probe(
-        np.zeros(2 * width, np.float32),
-        np.ones(2 * width, np.float32),
+        np.tile(mean, 2),  # (2 * width,): the left token's features, then the right one's
+        np.tile(scale, 2),
         tuple(layer.weight.detach().numpy().T.copy() for layer in (head[0], head[2])),  # (in, out)
         tuple(layer.bias.detach().numpy().copy() for layer in (head[0], head[2])),
         deltas=export(model_),
@@ -227,16 +251,67 @@ def _batch(
     return torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(labels), torch.from_numpy(surface)
 
 
+class _SignalReader:
+    """Reads the standardised attention signals of one block during tuning (module docstring)."""
+
+    def __init__(self, encoder: Encoder, layer: int, span: int):
+        self.encoder, self.layer, self.span = encoder, layer, span
+        self.width = len(SIGNALS) * encoder.n_heads
+        self.mean = torch.zeros(self.width)
+        self.scale = torch.ones(self.width)
+
+    def fit_scale(self, batches: list) -> None:
+        """Mean and spread of each signal over the real text tokens of `batches` (`_batch` tuples)."""
+        values = []
+        with torch.no_grad():
+            for ids, mask, _, _ in batches:
+                with self.encoder.reading(self.layer, mask) as store:
+                    self.encoder.model(input_ids=ids, attention_mask=mask)
+                signals = self.raw(store, mask)  # (B, T, S*H)
+                text = mask.bool().clone()
+                text[:, 0] = False
+                text[torch.arange(len(mask)), mask.sum(-1) - 1] = False  # not [CLS] or the final [SEP]
+                values.append(signals[text])
+        every = torch.cat(values)  # (tokens, S*H)
+        self.mean = every.mean(0)
+        self.scale = every.std(0).clamp(min=1e-6)
+
+    def raw(self, store: dict, mask: torch.Tensor) -> torch.Tensor:
+        """(B, T, S*H) signals of each position, in `SIGNALS` order then head, as inference reads them
+        (`features.window_features`); from the probabilities and contexts `Encoder.reading` stored."""
+        probs = store[("p", self.layer)].float()  # (B, H, T, T)
+        contexts = store[("ctx", self.layer)].float()  # (B, T, H*d)
+        batch, heads, width, _ = probs.shape
+        summary = attention_summary(probs, mask)  # (B, 3, H, T): received, to_sep, to_cls
+        gaps = torch.zeros(batch, heads, width)  # (B, H, T): contrast at the gap after each token
+        if width > 3:
+            text = contexts[:, 1 : width - 1].reshape(1, batch, width - 2, heads, -1)  # (1, B, N, H, d)
+            found = contrast(text, (mask.sum(-1) - 2).clamp(min=0), self.span)  # (1, B, N-1, H)
+            gaps[:, :, 1 : width - 2] = found[0].transpose(1, 2)
+        signals = torch.cat([summary, gaps[:, None]], dim=1)  # (B, S, H, T)
+        return signals.permute(0, 3, 1, 2).reshape(batch, width, -1)
+
+    def __call__(self, store: dict, mask: torch.Tensor) -> torch.Tensor:
+        """(B, T, S*H) standardised signals."""
+        return (self.raw(store, mask) - self.mean) / self.scale
+
+
 def _gap_logits(
     model: torch.nn.Module,
     head: torch.nn.Module,
     ids: torch.Tensor,
     mask: torch.Tensor,
     surface: torch.Tensor,
+    reader: _SignalReader | None = None,
 ) -> torch.Tensor:
     """(B, T) logit of a boundary in the gap before each position, from the features of the tokens on
     both sides (the layout of `WindowFeatures.gap_matrix` with context 1: left token first)."""
-    hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
-    tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
+    if reader is None:
+        hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
+        tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
+    else:
+        with reader.encoder.reading(reader.layer, mask) as store:
+            hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
+        tokens = torch.cat([reader(store, mask), hidden, surface], dim=-1)  # (B, T, S*H + D + F)
     left = torch.roll(tokens, shifts=1, dims=1)  # position t holds token t-1
     return head(torch.cat([left, tokens], dim=-1)).squeeze(-1)

@@ -232,3 +232,52 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
         ]
         np.testing.assert_array_equal(labels[row, 2 : 1 + n].numpy(), expected)
         assert (labels[row, :2] == IGNORE).all() and (labels[row, 1 + n :] == IGNORE).all()
+
+
+def test_training_signals_are_the_inference_signals(tiny_bert_dir):
+    """With signals, the head's logit during training is the exported probe's probability at inference:
+    the attention signals read from the block being tuned are those `run_batch` computes, standardised
+    by the probe's mean and scale."""
+    from segmenter.config import FeatureConfig
+    from segmenter.extract import run_batch
+    from segmenter.tune import _batch, _example, _gap_logits, _SignalReader
+    from segmenter.windows import plan
+
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
+    doc = Document("d", ("The cat sat down.", "It was Tired!", "Number 7 ended, ok?", "Yes. no"))
+    example = _example(encoder, doc, lines=False)
+    model = encoder.model.float().eval()
+    windows = plan(len(example.tokens), WindowConfig(16, 10))
+    ids, mask, _, surface = _batch(encoder, [example], windows)
+    reader = _SignalReader(encoder, 2, span=4)
+    reader.fit_scale([(ids, mask, None, None)])
+    assert (reader.scale != 1).all()  # fitted, not the defaults
+    # No deltas here (the test above covers them): the random model's similarity contrast barely varies,
+    # so standardising it would magnify the rounding between unmerged and merged deltas.
+    width = reader.width + encoder.hidden_size + example.tokens.surface.shape[1]
+    head = torch.nn.Sequential(torch.nn.Linear(2 * width, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    with torch.no_grad():
+        trained = torch.sigmoid(_gap_logits(model, head, ids, mask, surface, reader)).numpy()  # (B, T)
+    mean, scale = np.zeros(width, np.float32), np.ones(width, np.float32)
+    mean[: reader.width], scale[: reader.width] = reader.mean.numpy(), reader.scale.numpy()
+    probe = Probe(
+        np.tile(mean, 2),
+        np.tile(scale, 2),
+        tuple(layer.weight.detach().numpy().T.copy() for layer in (head[0], head[2])),
+        tuple(layer.bias.detach().numpy().copy() for layer in (head[0], head[2])),
+    )
+    inference = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
+    features = FeatureConfig(layers=(2,), vectors=False, signals=True, hidden=True, surface=True)
+    assert len(windows) > 1
+    for row, (window, feats) in enumerate(run_batch(inference, [example.tokens], windows, features)):
+        n = len(window)
+        np.testing.assert_allclose(probe.predict(feats.gap_matrix(1)), trained[row, 2 : 1 + n], atol=1e-5)
+
+
+def test_tuning_with_signals_gives_a_probe_the_segmenter_runs(tiny_bert_dir):
+    probe = tune_probe(str(tiny_bert_dir), DOCS, TuneConfig(**SMALL, signals=True), ["synthetic"])
+    assert probe.meta["signals"] is True and probe.meta["layers"] == [2]
+    assert not np.allclose(probe.scale, 1.0)  # the signals are standardised
+    seg = Segmenter(model=str(tiny_bert_dir), probe=probe, precision="float32")
+    text = "The cat sat down. It was tired! Number 3 ended."
+    assert_invariants(text, seg.segment(text))

@@ -1,21 +1,24 @@
-"""Score probes on the dev data the shipped presets were chosen on, one table row per probe.
+"""Score probes on the six UD English dev files, the selection set of the shipped presets: one row each.
 
     python training/dev_scores.py accurate fast /path/to/probe-folder [--ud ../shared/data/ud]
 
-Each argument is a preset of the default backbone or a probe folder. The row has the columns of the
-tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it:
+Each argument is a preset of the default backbone or a probe folder. The shipped presets train on the
+UD English *train* splits (and silver text), so every dev file is unseen by all of them. A row has the
+columns of the tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it
+(pooled over a cell's texts):
 
-- ParTUT, ESLSpok and ATIS dev (no preset trains on them): clean / unpunctuated;
-- the 71 gold documents of EWT, GUM and LinES dev that every tuned preset holds out (`segmenter train`'s
-  split with `--split-seed 0`, holdout 0.2), EWT apart from GUM + LinES: clean / unpunctuated / in lines
-  (each paragraph on a line of its own) / hard-wrapped (the width `segmenter train` gives the document);
-- "mean of 6" over the first six cells, "held-out mean" over the four held-out clean and unpunctuated
-  cells, and the means of the two held-out "lines" and "wrapped" cells;
-- "unmarked R": the recall at the held-out clean gold boundaries that no sentence-final punctuation
-  marks (`segmenter.corpus.is_marked`), EWT and GUM + LinES pooled.
+- EWT, GUM, LinES, ParTUT, ESLSpok and ATIS dev: clean / unpunctuated (the benchmark's `clean` and
+  `corrupt` conditions);
+- EWT and GUM dev (the two with paragraph markers) in lines / hard-wrapped at 72 columns (the
+  benchmark's `lines` and `wrapped` conditions);
+- "clean": the mean of the six clean cells; "unpunct.": the mean of the six unpunctuated cells;
+  "score": the mean of those two means (the selection score); "layouts": the mean of the four layout
+  cells;
+- "unmarked R": the recall at the clean gold boundaries that no sentence-final punctuation marks
+  (`segmenter.corpus.is_marked`), pooled over the six clean cells.
 
 It reads the treebanks from --ud (the UD_English-* folders). A development tool: nothing in `segmenter`
-imports it, and it only reads dev files.
+imports it, and it reads dev files only.
 """
 
 from __future__ import annotations
@@ -30,17 +33,11 @@ import numpy as np
 from benchmarks.datasets import evaluation_items, load_dataset
 from benchmarks.metrics import Counts, score, unmarked_counts
 from segmenter import Segmenter
-from segmenter.corpus import Document, corrupt_document, with_line_breaks, wrapped
-from segmenter.train import split_documents, wrap_width
 
-UNSEEN = ("ParTUT", "ESLSpok", "Atis")  # dev files no preset trains on
-SPLIT = (0.2, 0)  # the held-out share and split seed of the shipped tuned presets
-HELD_OUT_VARIANTS = {  # how each held-out cell presents a document
-    "clean": lambda d: d,
-    "unpunctuated": corrupt_document,
-    "lines": with_line_breaks,
-    "wrapped": lambda d: wrapped(d, wrap_width(d)),
-}
+DEV = ("EWT", "GUM", "LinES", "ParTUT", "ESLSpok", "Atis")  # the six dev files, in column order
+WITH_PARAGRAPHS = ("EWT", "GUM")  # the dev files with `# newpar`, read in the two layouts too
+CONDITIONS = {"clean": "clean", "unpunctuated": "corrupt"}  # cell name -> benchmark condition
+LAYOUTS = ("lines", "wrapped")
 
 
 def dev_file(ud: Path, name: str) -> str:
@@ -71,58 +68,50 @@ def pooled_counts(items: Sequence[DevText], predicted: Sequence[Sequence[int]]) 
     return counts, unmarked
 
 
-def held_out(ud: Path) -> tuple[list[Document], list[Document]]:
-    """The held-out gold documents of EWT dev, and those of GUM and LinES dev."""
-    ewt = list(load_dataset("ewt-dev").documents)
-    others = [doc for name in ("GUM", "LinES") for doc in load_dataset(dev_file(ud, name)).documents]
-    _, held = split_documents(ewt + others, *SPLIT)
-    from_ewt = {id(doc) for doc in ewt}
-    return [d for d in held if id(d) in from_ewt], [d for d in held if id(d) not in from_ewt]
-
-
 def dev_cells(ud: Path) -> list[tuple[str, list[DevText]]]:
-    """The 14 cells of a row, in order, as (name, texts): the names are "ParTUT clean", ...,
-    "held-out EWT clean", ..., "held-out GUM+LinES wrapped"."""
+    """The 16 cells of a row, in column order, as (name, texts): "EWT clean", "EWT unpunctuated", ...,
+    "Atis unpunctuated", then "EWT lines", "EWT wrapped", "GUM lines", "GUM wrapped"."""
+    datasets = {name: load_dataset(dev_file(ud, name)) for name in DEV}
+    plan = [(name, cell, condition) for name in DEV for cell, condition in CONDITIONS.items()]
+    plan += [(name, layout, layout) for name in WITH_PARAGRAPHS for layout in LAYOUTS]
     cells = []
-    for name in UNSEEN:
-        dataset = load_dataset(dev_file(ud, name))
-        for condition in ("clean", "corrupt"):
-            items = evaluation_items(dataset, condition)
-            texts = [DevText(item.text, item.gold, f"{name}:{i}") for i, item in enumerate(items)]
-            cells.append((f"{name} {condition}", texts))
-    for group, docs in zip(("EWT", "GUM+LinES"), held_out(ud), strict=True):
-        for variant, variant_of in HELD_OUT_VARIANTS.items():
-            texts = [DevText(v.text, v.boundaries, d.id) for d in docs if (v := variant_of(d)).sentences]
-            cells.append((f"held-out {group} {variant}", texts))
+    for name, cell, condition in plan:
+        items = evaluation_items(datasets[name], condition)
+        cells.append((f"{name} {cell}", [DevText(it.text, it.gold, f"{name}:{it.id}") for it in items]))
     return cells
 
 
 def summary(cells: Sequence[tuple[str, tuple[Counts, Counts]]]) -> list[float]:
-    """The 14 cells' F1, the four means and the held-out clean unmarked recall (module docstring)."""
+    """The 16 cells' F1, then the clean mean, the unpunctuated mean, the score, the layouts mean and
+    the clean unmarked recall (module docstring)."""
     f1 = [counts.f1 for _, (counts, _) in cells]
-    unmarked = sum(
-        (
-            at_unmarked
-            for name, (_, at_unmarked) in cells
-            if name.startswith("held-out") and name.endswith(" clean")
-        ),
-        Counts(),
-    )
+    clean = [f1[i] for i, (name, _) in enumerate(cells) if name.endswith(" clean")]
+    unpunctuated = [f1[i] for i, (name, _) in enumerate(cells) if name.endswith(" unpunctuated")]
+    layouts = [f1[i] for i, (name, _) in enumerate(cells) if name.endswith(LAYOUTS)]
+    unmarked = sum((at for name, (_, at) in cells if name.endswith(" clean")), Counts())
+    clean_mean, unpunctuated_mean = float(np.mean(clean)), float(np.mean(unpunctuated))
     return f1 + [
-        float(np.mean(f1[:6])),
-        float(np.mean([f1[6], f1[7], f1[10], f1[11]])),
-        (f1[8] + f1[12]) / 2,
-        (f1[9] + f1[13]) / 2,
+        clean_mean,
+        unpunctuated_mean,
+        (clean_mean + unpunctuated_mean) / 2,
+        float(np.mean(layouts)),
         unmarked.recall,
     ]
 
 
 def markdown_row(name: str, c: Sequence[float]) -> str:
     """One row of the models README's dev tables from `summary`'s numbers."""
-    pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in (0, 2, 4)]
-    fours = [" / ".join(f"{x:.3f}" for x in c[i : i + 4]) for i in (6, 10)]
-    means = [f"{x:.4f}" for x in c[14:18]] + [f"{c[18]:.3f}"]
-    return "| " + " | ".join([name, *pairs, *fours, *means]) + " |"
+    pairs = [f"{c[i]:.3f} / {c[i + 1]:.3f}" for i in range(0, 2 * len(DEV) + 2 * len(WITH_PARAGRAPHS), 2)]
+    means = [f"{x:.4f}" for x in c[-5:-1]] + [f"{c[-1]:.3f}"]
+    return "| " + " | ".join([name, *pairs, *means]) + " |"
+
+
+def header() -> str:
+    """The header and rule lines of the table `markdown_row` fills."""
+    columns = [f"{name} clean / unp." for name in DEV]
+    columns += [f"{name} lines / wrapped" for name in WITH_PARAGRAPHS]
+    columns += ["clean", "unpunct.", "score", "layouts", "unmarked R"]
+    return "| candidate | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 1) + "|"
 
 
 @click.command()
@@ -137,6 +126,7 @@ def markdown_row(name: str, c: Sequence[float]) -> str:
 def main(probes: tuple[str, ...], ud: Path) -> None:
     """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
     cells = dev_cells(ud)
+    click.echo(header())
     for probe in probes:
         segmenter = Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
         counted = [(name, boundary_counts(segmenter, texts)) for name, texts in cells]

@@ -16,10 +16,10 @@ inserted), and a logistic verifier over
 - "hidden": the [SEP]'s hidden state after layers 2, 3 and 4; "both": the two together
 
 replaces the preset's probability on the uncertain gaps (the verifier's 0.5 is mapped onto the text's
-threshold); decoding is the segmenter's own. Held-out cells are cross-fitted: documents are split in
-two by a hash of their id, and each half is verified by a verifier fitted on the other half's
-uncertain gaps; the ParTUT, ESLSpok and ATIS cells by one fitted on all held-out documents. Prints
-one row per setting in the columns of `dev_scores.py`. A development tool; it reads dev files only.
+threshold); decoding is the segmenter's own. Every cell is cross-fitted: documents are split in two by
+a hash of their id, and each half is verified by a verifier fitted on the other half's uncertain gaps.
+Prints one row per setting in the columns of `dev_scores.py`. A development tool; it reads dev files
+only.
 """
 
 from __future__ import annotations
@@ -148,16 +148,12 @@ def verified_boundaries(segmenter: Segmenter, text: CellText, verifier, delta: f
     return [span.start for span in spans]
 
 
-def verified_counts(segmenter: Segmenter, cells, by_fold: dict, on_all, delta: float, kind: str) -> list:
-    """`summary`'s input: per cell, the counts of the boundaries after verification, held-out texts by
-    `by_fold[fold of the text]`, the others by `on_all` (None everywhere: the preset's own)."""
+def verified_counts(segmenter: Segmenter, cells, by_fold: dict, delta: float, kind: str) -> list:
+    """`summary`'s input: per cell, the counts of the boundaries after verification, each text by
+    `by_fold[fold of the text]` (an empty dict: the preset's own decisions)."""
     counted = []
     for name, texts in cells:
-        held = name.startswith("held-out")
-        found = [
-            verified_boundaries(segmenter, t, by_fold.get(t.fold) if held else on_all, delta, kind)
-            for t in texts
-        ]
+        found = [verified_boundaries(segmenter, t, by_fold.get(t.fold), delta, kind) for t in texts]
         counted.append((name, pooled_counts([t.item for t in texts], found)))
     return counted
 
@@ -194,15 +190,13 @@ def main(preset, deltas, cs, kinds, context, ud):
         cells.append((name, texts))
         click.echo(f"read {name}", err=True)
     every = [t for _, texts in cells for t in texts]
-    click.echo(markdown_row(preset, summary(verified_counts(segmenter, cells, {}, None, 0, "none"))))
-    held = [t for name, texts in cells if name.startswith("held-out") for t in texts]
+    click.echo(markdown_row(preset, summary(verified_counts(segmenter, cells, {}, 0, "none"))))
     for delta in deltas:
         share = sum(int((np.abs(t.margin) < delta).sum()) for t in every) / sum(t.margin.size for t in every)
         for kind in kinds:
             for c in cs:
-                by_fold = {f: fit_verifier([t for t in held if t.fold != f], delta, kind, c) for f in (0, 1)}
-                on_all = fit_verifier(held, delta, kind, c)
-                counted = verified_counts(segmenter, cells, by_fold, on_all, delta, kind)
+                by_fold = {f: fit_verifier([t for t in every if t.fold != f], delta, kind, c) for f in (0, 1)}
+                counted = verified_counts(segmenter, cells, by_fold, delta, kind)
                 label = f"delta {delta} ({share:.1%} of gaps), {kind}, C {c}"
                 click.echo(markdown_row(label, summary(counted)))
 
