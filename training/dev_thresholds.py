@@ -1,0 +1,82 @@
+"""Choose a probe's two decoding thresholds on the six dev files, and write them into its meta.
+
+    python training/dev_thresholds.py PROBE_FOLDER [--write] [--ud ../shared/data/ud]
+
+`segmenter train` picks the thresholds on held-out training documents. This script searches them on
+the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless it
+looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise on a 0.05 grid:
+first the clean threshold (the unpunctuated one as trained) for the highest score, then the
+unpunctuated threshold for the highest score with that clean one. Gap probabilities are computed once
+per dev text; every grid point only decodes. Prints the row at the trained thresholds, the row at the
+chosen ones and the pair; `--write` stores the pair in the probe's meta.json (as `thresholds.clean`,
+`thresholds.corrupt` and `threshold`), with `thresholds_from` saying where they came from.
+A development tool; it reads dev files only.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import click
+import numpy as np
+from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary
+
+from segmenter import Segmenter
+from segmenter.decode import decode
+from segmenter.segmenter import LOOK_CHARS, looks_unpunctuated
+
+GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.96, 0.05))
+
+
+def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list[float]:
+    """`summary` of the dev cells decoded with `thresholds` ("clean", "corrupt")."""
+    counted = []
+    for name, texts in cells:
+        found = []
+        for text, gaps in texts:
+            which = "corrupt" if looks_unpunctuated(text.text[:LOOK_CHARS]) else "clean"
+            config = replace(segmenter.decoding_for(text.text), threshold=thresholds[which])
+            found.append([span.start for span in decode(text.text, gaps.offsets, gaps.probs, config)])
+        counted.append((name, pooled_counts([text for text, _ in texts], found)))
+    return summary(counted)
+
+
+@click.command()
+@click.argument("probe", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--write", is_flag=True, help="Store the chosen thresholds in the probe's meta.json.")
+@click.option(
+    "--ud",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default="../shared/data/ud",
+    show_default=True,
+)
+def main(probe: Path, write: bool, ud: Path) -> None:
+    """Print the dev rows at the trained and at the chosen thresholds of PROBE."""
+    segmenter = Segmenter(probe=probe)
+    cells = []
+    for name, texts in dev_cells(ud):
+        gaps = segmenter.gap_probabilities([t.text for t in texts])
+        cells.append((name, list(zip(texts, gaps, strict=True))))
+    trained = {c: float(segmenter.probe.meta["thresholds"][c]) for c in ("clean", "corrupt")}
+    best = dict(trained)
+    for which in ("clean", "corrupt"):
+        scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in GRID}
+        best[which] = max(scores, key=lambda t: (scores[t], -abs(t - trained[which])))
+        click.echo(f"{which}: " + " ".join(f"{t:.2f}:{s:.4f}" for t, s in scores.items()), err=True)
+    click.echo(header())
+    click.echo(markdown_row(f"{probe.name}, trained thresholds {trained}", row(segmenter, cells, trained)))
+    click.echo(markdown_row(f"{probe.name}, dev thresholds {best}", row(segmenter, cells, best)))
+    if write:
+        meta_path = probe / "meta.json"
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["thresholds"] = {**meta.get("thresholds", {}), **best}
+        meta["threshold"] = best["clean"]
+        meta["thresholds_from"] = "the six UD English dev files (training/dev_thresholds.py)"
+        meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        click.echo(f"wrote {meta_path}", err=True)
+
+
+if __name__ == "__main__":
+    main()
