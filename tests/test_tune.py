@@ -162,6 +162,19 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
     assert meta["tuned"] == {**meta["tuned"], "blocks": 1, "rank": 2, "epochs": 1}
     assert meta["unmarked_share"] == 0.5
     assert meta["layers"] == [1] and meta["hidden_units"] == 8
+    assert meta["signals"] is False  # a tuned probe reads no signals unless asked
+    elsewhere = [
+        "train",
+        "--data",
+        f"conllu:{data}",
+        "--out",
+        str(tmp_path / "s"),
+        "--model",
+        str(tiny_bert_dir),
+    ]
+    signals = runner.invoke(main, [*elsewhere, *tune, "--signals"])
+    assert signals.exit_code == 0, signals.output
+    assert json.loads((tmp_path / "s" / "meta.json").read_text())["signals"] is True
     refused = runner.invoke(main, [*args, *tune, "--layers", "1,2"])
     assert refused.exit_code == 2 and "--layers" in refused.output
     untuned = runner.invoke(main, [*args, "--learning-rate", "0.01"])
