@@ -131,3 +131,25 @@ def test_unmarked_share_strips_final_punctuation_of_that_share_of_clean_sentence
 def test_unmarked_share_outside_zero_to_one_is_refused(config):
     with pytest.raises(ConfigError, match="unmarked_share"):
         config(unmarked_share=1.5)
+
+
+def test_ud_train_stands_for_the_six_train_files_and_never_a_dev_or_test_file(tmp_path, monkeypatch):
+    from segmenter.errors import InputError
+    from segmenter.training_data import UD_TRAIN, expand_specs
+
+    for folder, name in UD_TRAIN:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / name).write_text(
+            "# newdoc id = d\n# text = Hi.\n1\tHi\t_\t_\t_\t_\t0\t_\t_\t_\n\n"
+        )
+        (tmp_path / folder / name.replace("train", "dev")).write_text("")
+    specs = expand_specs([f"ud-train:{tmp_path}", "raw:notes.txt"])
+    assert len(specs) == 7 and specs[-1] == "raw:notes.txt"
+    assert all(s.startswith("conllu:") and s.endswith("-ud-train.conllu") for s in specs[:6])
+    monkeypatch.setenv("SEGMENTER_UD", str(tmp_path))
+    assert expand_specs(["ud-train"]) == specs[:6]
+    docs, sources = load_training_documents(["ud-train"])
+    assert len(docs) == 6 and all("train.conllu" in s for s in sources)
+    (tmp_path / UD_TRAIN[2][0] / UD_TRAIN[2][1]).unlink()
+    with pytest.raises(InputError, match="en_lines-ud-train.conllu"):
+        expand_specs(["ud-train"])
