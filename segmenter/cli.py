@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 
 from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
-from segmenter.io import STDIO, AtomicOutput, iter_input
+from segmenter.io import STDIO, AtomicOutput, checked_input
 
 _LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
 
@@ -130,12 +130,11 @@ def segment(
 
     names = list(files) or ["-"]
     try:
-        for name in names:  # fail on a missing, unreadable or binary file before loading the model
-            if name != STDIO:
-                next(iter_input(name, encoding, errors), None)
+        # fail on a missing, unreadable or binary file before loading the model (a pipe is read once)
+        inputs = [(name, checked_input(name, encoding, errors, SMALL_FILE_CHARS)) for name in names]
         segmenter = _build(model, strategy, threshold, device, batch_size, probe, precision, preset)
         with AtomicOutput(output) as out, _progress(None, progress) as bar:
-            for name, spans in _segment_files(segmenter, names, encoding, errors, bar.update):
+            for name, spans in _segment_files(segmenter, inputs, bar.update):
                 for line in _render(name, spans, fmt):
                     out.write(line)
     except SegmenterError as exc:
@@ -156,10 +155,10 @@ def _detach_stdout() -> None:
 SMALL_FILE_CHARS = 1 << 20  # files up to this size are batched together; longer ones are streamed
 
 
-def _segment_files(segmenter, names: list[str], encoding: str, errors: str, progress) -> Iterator:
-    """(name, spans) per file, in order. Short files are segmented in groups (windows batched across
-    files); a file longer than one read is streamed (read, segmented and written piece by piece), so
-    memory stays flat however large it is."""
+def _segment_files(segmenter, inputs: list[tuple[str, Iterator[str]]], progress) -> Iterator:
+    """(name, spans) per (name, text pieces) of `inputs`, in order. Short files are segmented in groups
+    (windows batched across files); a file longer than one read is streamed (read, segmented and
+    written piece by piece), so memory stays flat however large it is."""
     group: list[tuple[str, str]] = []
     grouped_chars = 0
 
@@ -172,8 +171,7 @@ def _segment_files(segmenter, names: list[str], encoding: str, errors: str, prog
         group.clear()
         grouped_chars = 0
 
-    for name in names:
-        chunks = iter_input(name, encoding, errors, chunk_bytes=SMALL_FILE_CHARS)
+    for name, chunks in inputs:
         first, second = next(chunks, ""), next(chunks, None)
         if second is None:
             group.append((name, first))

@@ -2,12 +2,14 @@
 
 `read_input` turns a path (or '-' for stdin) into a str; `iter_input` yields the same text in pieces,
 reading at most `chunk_bytes` bytes at a time, so memory does not grow with the file (`read_input` is
-its join: one code path). Both refuse directories, missing or unreadable files, binary data and
-undecodable bytes with an `InputError` that says what to do; a streamed read raises it on reaching the
-bad chunk, so with both NUL bytes and undecodable bytes in a file, the first chunk holding either decides
-which is reported. `AtomicOutput` writes to a temporary file next to the target and renames it over the
-target only on success, so an interrupted or failed run leaves the previous file (or nothing), never a
-partial one; devices and pipes are written in place. No segmentation happens here.
+its join: one code path); `checked_input` is `iter_input` with its start read at once, to refuse a bad
+input early without losing what a pipe, a FIFO or /dev/stdin gives only once. They refuse directories,
+missing or unreadable files, binary data and undecodable bytes with an `InputError` that says what to
+do; a streamed read raises it on reaching the bad chunk, so with both NUL bytes and undecodable bytes
+in a file, the first chunk holding either decides which is reported. `AtomicOutput` writes to a
+temporary file next to the target and renames it over the target only on success, so an interrupted or
+failed run leaves the previous file (or nothing), never a partial one; devices and pipes are written in
+place. No segmentation happens here.
 """
 
 from __future__ import annotations
@@ -60,6 +62,32 @@ def iter_input(
         raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
     codec = _text_codec(encoding)
     return _decode_stream(name, codec, encoding, errors, chunk_bytes)
+
+
+def checked_input(
+    name: str, encoding: str = "utf-8", errors: str = "strict", chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[str]:
+    """`iter_input(name, ...)`, its first piece read now, so that a missing, unreadable, binary or
+    undecodable start raises its `InputError` here. A regular file is closed again and read anew by the
+    iterator (many files need not stay open at once); anything else (a pipe, a FIFO, /dev/stdin, a
+    process substitution's /dev/fd/N, a device) gives its data only once, so it stays open and the
+    iterator starts with the piece already read. stdin ('-') is not read ahead."""
+    chunks = iter_input(name, encoding, errors, chunk_bytes)
+    if name == STDIO:
+        return chunks
+    first = next(chunks, None)
+    if _rereadable(name):
+        chunks.close()
+        return iter_input(name, encoding, errors, chunk_bytes)
+    return chunks if first is None else itertools.chain([first], chunks)
+
+
+def _rereadable(name: str) -> bool:
+    """Whether `name` is a regular file (which can be read twice), following symbolic links."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except (OSError, ValueError):  # gone since it was read: reading it again reports why
+        return True
 
 
 def _text_codec(encoding: str) -> codecs.CodecInfo:
