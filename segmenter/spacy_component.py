@@ -16,9 +16,10 @@ no sentence is left without a letter or digit.
 The encoder loads on first use (or in `initialize`), not at construction, so that `add_pipe`, loading a
 saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
 Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
-settings and the probe (msgpack/JSON via srsly); the backbone weights are never saved, only the
-model's name or path. Loading restores the saved settings, except those that `spacy.load(path,
-config=...)` overrides.
+settings and the probe (msgpack/JSON via srsly, read back within the size and depth limits of
+`segmenter.bounded`: a corrupted file is one `ConfigError` line); the backbone weights are never saved,
+only the model's name or path. Loading restores the saved settings, except those that
+`spacy.load(path, config=...)` overrides.
 Training a probe and the model code live elsewhere (`segmenter.train`, `segmenter.segmenter`).
 """
 
@@ -40,6 +41,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
+from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
@@ -278,7 +280,12 @@ class AttentionSegmenter(Pipe):
         return srsly.msgpack_dumps({"cfg": self.cfg, "probe": None if probe is None else probe.to_bytes()})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> AttentionSegmenter:
-        data = srsly.msgpack_loads(bytes_data)
+        try:
+            data = parse_msgpack(bytes_data)
+            if not isinstance(data, dict) or not isinstance(data.get("cfg"), dict):
+                raise ValueError("no settings in it")
+        except ValueError as exc:
+            raise ConfigError(f"stored {self.name} component is corrupted ({exc}); save it again") from exc
         self._restore(data["cfg"], data.get("probe"))
         return self
 
@@ -293,12 +300,16 @@ class AttentionSegmenter(Pipe):
         path = ensure_path(path)
         found: dict[str, Any] = {"cfg": self.cfg, "probe": None}
 
+        def read_cfg(p: Path) -> None:
+            found["cfg"] = _read_saved(p, parse_json, MAX_JSON_BYTES)
+            if not isinstance(found["cfg"], dict):
+                raise ConfigError(f"saved settings {p} are corrupted (not a JSON object); save them again")
+
         def read_probe(p: Path) -> None:
             if p.exists():
-                found["probe"] = srsly.read_msgpack(p)
+                found["probe"] = _read_saved(p, parse_msgpack, MAX_ARRAY_BYTES)
 
-        readers = {"cfg": lambda p: found.update(cfg=srsly.read_json(p)), "probe": read_probe}
-        from_disk(path, readers, exclude)
+        from_disk(path, {"cfg": read_cfg, "probe": read_probe}, exclude)
         self._restore({**found["cfg"], **self._load_time_overrides(path)}, found["probe"])
         return self
 
@@ -322,6 +333,15 @@ class AttentionSegmenter(Pipe):
         self._apply_settings({**self.cfg, **cfg})
         self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
         self._segmenter = None
+
+
+def _read_saved(path: Path, parse: Callable[[bytes], Any], limit: int) -> Any:
+    """The data of a file `to_disk` wrote, parsed within `limit` bytes and `bounded.MAX_DEPTH` levels;
+    a ConfigError naming the file when it is unreadable, too large, too deep or garbled."""
+    try:
+        return parse(read_bytes(path, limit))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"saved file {path} is corrupted ({exc}); save the pipeline again") from exc
 
 
 def _rebuild(name: str, cfg: dict[str, Any], probe) -> AttentionSegmenter:
