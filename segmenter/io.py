@@ -45,6 +45,13 @@ _BOM_ORDERED = {
     "utf-32": (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE),
 }
 _NATIVE_ORDER = "le" if sys.byteorder == "little" else "be"
+# Signals that end the process by default and that a user, a terminal or a supervisor sends (SIGINT is
+# Python's KeyboardInterrupt already, unless set back to the default); SIGKILL cannot be caught.
+ENDING_SIGNALS = tuple(
+    getattr(signal, name)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+    if hasattr(signal, name)
+)
 
 
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
@@ -196,8 +203,10 @@ class AtomicOutput:
     link stays a link (the file it points to is replaced). Anything else that exists at the path (a
     device such as /dev/null, a named pipe) is opened and written in place, and so is any path under
     /dev/ or /proc/ (/dev/stdout, /dev/fd/N of a shell redirection or process substitution), even when
-    it leads to a regular file that may be open for appending. While open, SIGTERM is turned into
-    KeyboardInterrupt so the temporary file is removed on the way out.
+    it leads to a regular file that may be open for appending. While open, every signal in
+    `ENDING_SIGNALS` whose handler is the default (which would end the process at once) raises
+    KeyboardInterrupt instead, so the temporary file is removed on the way out; an ignored signal (a
+    SIGHUP under nohup) stays ignored, and a handler of the caller's stays in place.
     """
 
     def __init__(self, target: str):
@@ -206,7 +215,7 @@ class AtomicOutput:
         self._target_path: Path | None = None  # the regular file replaced on success (links resolved)
         self._mode: int | None = None  # permission bits of the file replaced
         self._stream: TextIO | None = None
-        self._previous_handler = None
+        self._previous_handlers: dict[int, object] = {}
 
     def __enter__(self) -> TextIO:
         if self.target == STDIO:
@@ -227,10 +236,9 @@ class AtomicOutput:
         except OSError as exc:  # a parent folder that cannot be entered
             raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
         self._target_path = path
-        # The handler goes in before the temporary file exists, and the file's name is known before it
-        # is created: a SIGINT/SIGTERM arriving at any moment then leaves no temporary file behind.
-        if threading.current_thread() is threading.main_thread():
-            self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
+        # The handlers go in before the temporary file exists, and the file's name is known before it
+        # is created: a signal arriving at any moment then leaves no temporary file behind.
+        self._install_handlers()
         self._mode = None if existing is None else stat.S_IMODE(existing.st_mode)  # kept on replace
         try:
             self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
@@ -289,10 +297,17 @@ class AtomicOutput:
                 self._tmp.unlink()
             self._restore_handler()
 
+    def _install_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # only the main thread may set handlers
+        for signum in ENDING_SIGNALS:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                self._previous_handlers[signum] = signal.signal(signum, _interrupt)
+
     def _restore_handler(self) -> None:
-        if self._previous_handler is not None:
-            signal.signal(signal.SIGTERM, self._previous_handler)
-            self._previous_handler = None
+        for signum, handler in self._previous_handlers.items():
+            signal.signal(signum, handler)
+        self._previous_handlers.clear()
 
 
 class _EncodableStdout:
