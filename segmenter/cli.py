@@ -21,10 +21,11 @@ from pathlib import Path
 
 import click
 
+from segmenter.breaks import LINE_BREAKS
 from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
 from segmenter.io import STDIO, AtomicOutput, checked_input
 
-_LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
+_LINE_BREAKS = re.compile(rf"\s*[{LINE_BREAKS}]\s*")
 
 
 def one_line(text: str) -> str:
