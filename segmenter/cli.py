@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import re
 import sys
@@ -31,6 +32,24 @@ _LINE_BREAKS = re.compile(rf"\s*[{LINE_BREAKS}]\s*")
 def one_line(text: str) -> str:
     """`text` with every whitespace run that holds a line break replaced by one space."""
     return _LINE_BREAKS.sub(" ", text)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange that also refuses nan and inf (nan passes every comparison with a bound)."""
+
+    name = "finite float range"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def _output_path(ctx, param, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter("is empty; pass a file path, or '-' for stdout", ctx, param)
+    return value
 
 
 PRECISION_OPTION = click.option(
@@ -52,7 +71,7 @@ def model_options(func):
             "--strategy", type=click.Choice(STRATEGIES), default="probe", show_default=True, help="Scoring."
         ),
         click.option(
-            "--threshold", type=click.FloatRange(0, 1), default=None, help="Boundary probability cut-off."
+            "--threshold", type=FiniteFloatRange(0, 1), default=None, help="Boundary probability cut-off."
         ),
         click.option("--device", default="cpu", show_default=True, help="torch device, e.g. cpu or cuda."),
         PRECISION_OPTION,
@@ -99,7 +118,14 @@ def main() -> None:
     show_default=True,
     help="lines: one segment per line; jsonl: one JSON object per segment with offsets.",
 )
-@click.option("-o", "--output", default="-", show_default=True, help="Output file ('-' for stdout).")
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    callback=_output_path,
+    help="Output file ('-' for stdout).",
+)
 @model_options
 @click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the input files.")
 @click.option(
@@ -130,6 +156,8 @@ def segment(
     from segmenter.errors import SegmenterError
 
     names = list(files) or ["-"]
+    if any(not name.strip() for name in names):
+        raise click.BadParameter("an input file name is empty", param_hint="FILES")
     try:
         # fail on a missing, unreadable or binary file before loading the model (a pipe is read once)
         inputs = [(name, checked_input(name, encoding, errors, SMALL_FILE_CHARS)) for name in names]
@@ -287,7 +315,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--unmarked-share",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.0,
     show_default=True,
     help="Share of the sentences that lose their final punctuation (. ! ? ...) in the clean training "
@@ -297,7 +325,7 @@ def _progress(total: int | None, enabled: bool):
 @click.option(
     "--c",
     "c",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=0.005,
     show_default=True,
     help="Inverse L2 strength.",
@@ -324,7 +352,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--holdout",
-    type=click.FloatRange(0, 0.9),
+    type=FiniteFloatRange(0, 0.9),
     default=0.2,
     show_default=True,
     help="Share of the gold documents held out to pick the thresholds (raw: documents always train, "
@@ -375,7 +403,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--learning-rate",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=5e-4,
     show_default=True,
     help="Peak learning rate of the deltas (--tune-blocks).",

@@ -153,6 +153,9 @@ class AttentionSegmenter(Pipe):
         """Validate and store the settings (cheap checks only: no model is loaded here)."""
         check_strategy(cfg["strategy"])
         check_batch_size(cfg["batch_size"])
+        for key in ("model", "device"):
+            if cfg.get(key) is not None and not isinstance(cfg[key], str):
+                raise ConfigError(f"{key} must be a name or a path, got {cfg[key]!r}")
         if cfg["threshold"] is not None:
             DecodeConfig(threshold=cfg["threshold"])
         if not isinstance(cfg["overwrite"], bool):
@@ -221,6 +224,15 @@ class AttentionSegmenter(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process docs `batch_size` at a time; the windows of each batch share encoder passes."""
+        if isinstance(stream, str | bytes | Doc):
+            raise TypeError(
+                f"{self.name}.pipe takes an iterable of Doc, not one {type(stream).__name__}; "
+                "call the component on one doc, or nlp.pipe(texts)"
+            )
+        check_batch_size(batch_size)
+        return self._pipe(stream, batch_size)
+
+    def _pipe(self, stream: Iterable[Doc], batch_size: int) -> Iterator[Doc]:
         error_handler = self.get_error_handler()
         for docs in minibatch(stream, size=batch_size):
             try:
