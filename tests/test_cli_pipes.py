@@ -7,21 +7,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import threading
-from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
 import pytest
+from children import run_shell
 from click.testing import CliRunner
 
 from segmenter import cli
 from segmenter.cli import main
 from segmenter.segmenter import Segmenter
 
-ROOT = Path(__file__).resolve().parents[1]
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here. It ends."
 LONG_TEXT = "".join(f"Line {i % 10}.\n" for i in range(3000))  # the issue's 3,000-line input
 
@@ -105,11 +103,6 @@ def test_binary_data_from_a_pipe_is_refused_before_the_model_loads(tiny):
     assert "binary" in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
-def child_environment() -> dict[str, str]:
-    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": pythonpath, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
-
-
 def test_fifo_by_name_and_dev_stdin_in_one_run(tiny, tiny_bert_dir, tmp_path):
     """Regression: a FIFO given by name hung (the second open waited for a writer that was gone), and
     /dev/stdin gave empty output. A real shell runs a real child here."""
@@ -117,14 +110,7 @@ def test_fifo_by_name_and_dev_stdin_in_one_run(tiny, tiny_bert_dir, tmp_path):
     (tmp_path / "b.txt").write_text(LONG_TEXT[:2000], encoding="utf-8")
     segment = f"{sys.executable} -m segmenter.cli segment --model {tiny_bert_dir} --strategy similarity"
     script = f"mkfifo fifo; (cat a.txt > fifo &); cat b.txt | {segment} --format jsonl fifo /dev/stdin"
-    done = subprocess.run(
-        ["bash", "-c", script],
-        cwd=tmp_path,
-        env=child_environment(),
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = run_shell(script, tmp_path)
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     by_file = SimpleNamespace(

@@ -6,20 +6,18 @@ output and no temporary file."""
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from children import child_environment, run_shell
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from segmenter.cli import one_line
 from segmenter.segmenter import Segmenter
 
-ROOT = Path(__file__).resolve().parents[1]
 WORDS = st.sampled_from(["It", "rained.", "we", "left", "ok", "Yes!", "caf\u00e9", "9.5", "\u201cNo,\u201d"])
 SEPARATORS = st.sampled_from([" ", " ", "\n", "\n\n", "\r\n", "\x85\x85", "\x0c", "\u2028", "\t"])
 OTHER_WAYS = st.sampled_from(["file", "process substitution", "fifo"])
@@ -30,11 +28,6 @@ def texts(draw) -> str:
     words = draw(st.lists(WORDS, min_size=1, max_size=25))
     seps = draw(st.lists(SEPARATORS, min_size=len(words), max_size=len(words)))
     return "".join(w + s for w, s in zip(words, seps, strict=True))
-
-
-def child_environment() -> dict[str, str]:
-    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)
-    return {**os.environ, "PYTHONPATH": pythonpath, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1"}
 
 
 @pytest.fixture(scope="module")
@@ -74,14 +67,7 @@ def test_cli_output_equals_the_api_through_every_kind_of_input(
         "--format", "jsonl", "--model", str(tiny_bert_dir), "--probe", str(tiny_probe_dir)
     )
     script = " ".join([*prelude, f"cat in0.txt | {options}", *arguments])
-    done = subprocess.run(
-        ["bash", "-c", script],
-        cwd=folder,
-        env=child_environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_shell(script, folder)
     assert done.returncode == 0, (script, done.stderr)
     records = [json.loads(line) for line in done.stdout.splitlines()]
     names = list(dict.fromkeys(r["file"] for r in records))  # every text has a word: at least one span each
