@@ -25,6 +25,7 @@ Training a probe and the model code live elsewhere (`segmenter.train`, `segmente
 
 from __future__ import annotations
 
+import os
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -141,6 +142,7 @@ class AttentionSegmenter(Pipe):
         self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
         self._segmenter = None
         self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
+        self._pid = os.getpid()  # the process whose torch state the encoder uses
 
     def __reduce__(self):
         """Picklable (spaCy's multiprocessing may pickle components): name, settings and probe; the
@@ -215,6 +217,7 @@ class AttentionSegmenter(Pipe):
     # -- processing ---------------------------------------------------------------------------------
 
     def __call__(self, doc: Doc) -> Doc:
+        self._after_fork()
         error_handler = self.get_error_handler()
         try:
             self.set_annotations([doc], self.predict([doc]))
@@ -233,6 +236,7 @@ class AttentionSegmenter(Pipe):
         return self._pipe(stream, batch_size)
 
     def _pipe(self, stream: Iterable[Doc], batch_size: int) -> Iterator[Doc]:
+        self._after_fork()
         error_handler = self.get_error_handler()
         for docs in minibatch(stream, size=batch_size):
             try:
@@ -240,6 +244,16 @@ class AttentionSegmenter(Pipe):
                 yield from docs
             except Exception as exc:
                 error_handler(self.name, self, docs, exc)
+
+    def _after_fork(self) -> None:
+        """In a process forked from the one that ran the encoder (`nlp.pipe(..., n_process=2)` on Linux),
+        run torch on one thread: the thread pool inherited over fork would hang its first parallel
+        region. The encoder and probe are shared with the parent, copy-on-write."""
+        if os.getpid() != self._pid:
+            import torch
+
+            torch.set_num_threads(1)
+            self._pid = os.getpid()
 
     def predict(self, docs: Iterable[Doc]) -> list[list[int]]:
         """Per doc, the sorted indices of the tokens after the first that start a sentence (pure)."""
