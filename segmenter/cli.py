@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import math
 import os
 import re
 import sys
@@ -21,15 +22,34 @@ from pathlib import Path
 
 import click
 
+from segmenter.breaks import LINE_BREAKS
 from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
-from segmenter.io import STDIO, AtomicOutput, iter_input
+from segmenter.io import STDIO, AtomicOutput, checked_input
 
-_LINE_BREAKS = re.compile(r"\s*[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]\s*")
+_LINE_BREAKS = re.compile(rf"\s*[{LINE_BREAKS}]\s*")
 
 
 def one_line(text: str) -> str:
     """`text` with every whitespace run that holds a line break replaced by one space."""
     return _LINE_BREAKS.sub(" ", text)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange that also refuses nan and inf (nan passes every comparison with a bound)."""
+
+    name = "finite float range"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def _output_path(ctx, param, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter("is empty; pass a file path, or '-' for stdout", ctx, param)
+    return value
 
 
 PRECISION_OPTION = click.option(
@@ -51,7 +71,7 @@ def model_options(func):
             "--strategy", type=click.Choice(STRATEGIES), default="probe", show_default=True, help="Scoring."
         ),
         click.option(
-            "--threshold", type=click.FloatRange(0, 1), default=None, help="Boundary probability cut-off."
+            "--threshold", type=FiniteFloatRange(0, 1), default=None, help="Boundary probability cut-off."
         ),
         click.option("--device", default="cpu", show_default=True, help="torch device, e.g. cpu or cuda."),
         PRECISION_OPTION,
@@ -98,7 +118,14 @@ def main() -> None:
     show_default=True,
     help="lines: one segment per line; jsonl: one JSON object per segment with offsets.",
 )
-@click.option("-o", "--output", default="-", show_default=True, help="Output file ('-' for stdout).")
+@click.option(
+    "-o",
+    "--output",
+    default="-",
+    show_default=True,
+    callback=_output_path,
+    help="Output file ('-' for stdout).",
+)
 @model_options
 @click.option("--encoding", default="utf-8", show_default=True, help="Text encoding of the input files.")
 @click.option(
@@ -129,13 +156,14 @@ def segment(
     from segmenter.errors import SegmenterError
 
     names = list(files) or ["-"]
+    if any(not name.strip() for name in names):
+        raise click.BadParameter("an input file name is empty", param_hint="FILES")
     try:
-        for name in names:  # fail on a missing, unreadable or binary file before loading the model
-            if name != STDIO:
-                next(iter_input(name, encoding, errors), None)
+        # fail on a missing, unreadable or binary file before loading the model (a pipe is read once)
+        inputs = [(name, checked_input(name, encoding, errors, SMALL_FILE_CHARS)) for name in names]
         segmenter = _build(model, strategy, threshold, device, batch_size, probe, precision, preset)
         with AtomicOutput(output) as out, _progress(None, progress) as bar:
-            for name, spans in _segment_files(segmenter, names, encoding, errors, bar.update):
+            for name, spans in _segment_files(segmenter, inputs, bar.update):
                 for line in _render(name, spans, fmt):
                     out.write(line)
     except SegmenterError as exc:
@@ -156,10 +184,10 @@ def _detach_stdout() -> None:
 SMALL_FILE_CHARS = 1 << 20  # files up to this size are batched together; longer ones are streamed
 
 
-def _segment_files(segmenter, names: list[str], encoding: str, errors: str, progress) -> Iterator:
-    """(name, spans) per file, in order. Short files are segmented in groups (windows batched across
-    files); a file longer than one read is streamed (read, segmented and written piece by piece), so
-    memory stays flat however large it is."""
+def _segment_files(segmenter, inputs: list[tuple[str, Iterator[str]]], progress) -> Iterator:
+    """(name, spans) per (name, text pieces) of `inputs`, in order. Short files are segmented in groups
+    (windows batched across files); a file longer than one read is streamed (read, segmented and
+    written piece by piece), so memory stays flat however large it is."""
     group: list[tuple[str, str]] = []
     grouped_chars = 0
 
@@ -172,8 +200,7 @@ def _segment_files(segmenter, names: list[str], encoding: str, errors: str, prog
         group.clear()
         grouped_chars = 0
 
-    for name in names:
-        chunks = iter_input(name, encoding, errors, chunk_bytes=SMALL_FILE_CHARS)
+    for name, chunks in inputs:
         first, second = next(chunks, ""), next(chunks, None)
         if second is None:
             group.append((name, first))
@@ -294,7 +321,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--unmarked-share",
-    type=click.FloatRange(0, 1),
+    type=FiniteFloatRange(0, 1),
     default=0.0,
     show_default=True,
     help="Share of the sentences that lose their final punctuation (. ! ? ...) in the clean training "
@@ -304,7 +331,7 @@ def _progress(total: int | None, enabled: bool):
 @click.option(
     "--c",
     "c",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=0.005,
     show_default=True,
     help="Inverse L2 strength.",
@@ -331,7 +358,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--holdout",
-    type=click.FloatRange(0, 0.9),
+    type=FiniteFloatRange(0, 0.9),
     default=0.2,
     show_default=True,
     help="Share of the gold documents held out to pick the thresholds (raw: documents always train, "
@@ -382,7 +409,7 @@ def _progress(total: int | None, enabled: bool):
 )
 @click.option(
     "--learning-rate",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=5e-4,
     show_default=True,
     help="Peak learning rate of the deltas (--tune-blocks).",

@@ -6,6 +6,7 @@ field and the accepted range. Nothing in this module touches models, tokenizers 
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 from segmenter.errors import ConfigError
@@ -97,10 +98,9 @@ class DecodeConfig:
     max_chars: int | None = None
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.threshold <= 1.0:
-            raise ConfigError(f"threshold must be between 0 and 1, got {self.threshold}")
-        if self.max_chars is not None and self.max_chars < 1:
-            raise ConfigError(f"max_chars must be positive or None, got {self.max_chars}")
+        check_probability("threshold", self.threshold)
+        if self.max_chars is not None:
+            check_integer("max_chars", self.max_chars, 1, "or None")
 
 
 def check_strategy(strategy: str) -> str:
@@ -125,6 +125,21 @@ def check_precision(precision: str) -> str:
 
 
 def check_batch_size(batch_size: int) -> int:
-    if batch_size < 1:
-        raise ConfigError(f"batch_size must be at least 1, got {batch_size}")
-    return batch_size
+    return check_integer("batch_size", batch_size, 1)
+
+
+def check_integer(name: str, value, minimum: int, alternative: str = "") -> int:
+    """`value` as an int if it is a whole number (not a bool, nor a float such as 1.5) of at least
+    `minimum`, else a ConfigError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        also = f" {alternative}" if alternative else ""
+        raise ConfigError(f"{name} must be a whole number of at least {minimum}{also}, got {value!r}")
+    return int(value)
+
+
+def check_probability(name: str, value) -> float:
+    """`value` as a float if it is a number between 0 and 1 (not a bool, a string or nan), else a
+    ConfigError naming `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{name} must be a number between 0 and 1, got {value!r}")
+    return float(value)

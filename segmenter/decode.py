@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from segmenter import lists
+from segmenter.breaks import count_line_breaks
 from segmenter.config import DecodeConfig
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries always win
@@ -55,18 +56,18 @@ class Span:
 
 
 def blank_line_boundaries(text: str) -> list[int]:
-    """Offsets just after every whitespace run that holds two or more line breaks.
+    """Offsets just after every whitespace run that holds two or more line breaks: any that
+    `str.splitlines` knows (`segmenter.breaks.LINE_BREAKS`: also NEL, form feed, U+2028...).
 
     CRLF counts as one line break; a lone CR counts as one.
 
-    >>> blank_line_boundaries("a\\n\\nb\\r\\n \\r\\nc\\nd")
-    [3, 9]
+    >>> blank_line_boundaries("a\\n\\nb\\r\\n \\r\\nc\\nd\\x85\\x85e")
+    [3, 9, 14]
     """
     found = []
     for match in _WHITESPACE_RUN.finditer(text):
         run = match.group()
-        breaks = run.count("\n") + run.count("\r") - run.count("\r\n")
-        if breaks >= 2 and match.end() < len(text):
+        if len(run) >= 2 and match.end() < len(text) and count_line_breaks(run) >= 2:
             found.append(match.end())
     return found
 

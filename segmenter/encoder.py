@@ -15,6 +15,8 @@ for the layers asked for:
 
 Weights and activations are float32 or bfloat16 (`precision`; "auto" takes bfloat16 where the
 hardware computes it natively). Everything handed back is float32 numpy.
+Text reaches the tokenizer with lone surrogates as U+FFFD and the whitespace it would delete as spaces
+(`segmenter.breaks`), one character for one, so offsets index the caller's text.
 This module knows nothing about sentences, windows or features.
 """
 
@@ -34,6 +36,7 @@ import numpy as np
 import torch
 
 from segmenter.adapter import merge
+from segmenter.breaks import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.line_features import TEXT_START, LineState
@@ -41,6 +44,7 @@ from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_DELETED_SPACE = re.compile(f"[{TOKENIZER_DELETED_SPACE}]")
 
 
 @dataclass(frozen=True)
@@ -80,6 +84,13 @@ class Capture:
     attentions: np.ndarray | None
     hidden: np.ndarray | None = None
     summaries: np.ndarray | None = None
+
+
+def _tokenizer_input(text: str) -> str:
+    """`text` as the tokenizer gets it, of the same length: lone surrogates (which it cannot encode) as
+    U+FFFD, and whitespace it would delete (NEL, form feed, vertical tab, U+001C-U+001F) as spaces, so
+    that they separate words like any other whitespace."""
+    return _DELETED_SPACE.sub(" ", _LONE_SURROGATE.sub("\ufffd", text))
 
 
 def packaged_model_path() -> Path:
@@ -292,7 +303,7 @@ class Encoder:
         so only when a probe reads them); lines: and the line features (`segmenter.line_features`),
         `line_state` being what the text before `text` left open.
         """
-        enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", text), add_special_tokens=False)
+        enc = self._backend.encode(_tokenizer_input(text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
         offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
         words = np.asarray([-1 if w is None else w for w in enc.word_ids], dtype=np.int64)
@@ -305,7 +316,7 @@ class Encoder:
     def joins(self, left: str, right: str) -> bool:
         """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word (not
         so for "d" and "!": BERT splits punctuation off). A character that yields no token joins."""
-        enc = self._backend.encode(_LONE_SURROGATE.sub("\ufffd", left + right), add_special_tokens=False)
+        enc = self._backend.encode(_tokenizer_input(left + right), add_special_tokens=False)
         words = [
             next((w for w, (a, b) in zip(enc.word_ids, enc.offsets, strict=True) if a <= i < b), None)
             for i in (0, len(left))

@@ -2,12 +2,14 @@
 
 `read_input` turns a path (or '-' for stdin) into a str; `iter_input` yields the same text in pieces,
 reading at most `chunk_bytes` bytes at a time, so memory does not grow with the file (`read_input` is
-its join: one code path). Both refuse directories, missing or unreadable files, binary data and
-undecodable bytes with an `InputError` that says what to do; a streamed read raises it on reaching the
-bad chunk, so with both NUL bytes and undecodable bytes in a file, the first chunk holding either decides
-which is reported. `AtomicOutput` writes to a temporary file next to the target and renames it over the
-target only on success, so an interrupted or failed run leaves the previous file (or nothing), never a
-partial one; devices and pipes are written in place. No segmentation happens here.
+its join: one code path); `checked_input` is `iter_input` with its start read at once, to refuse a bad
+input early without losing what a pipe, a FIFO or /dev/stdin gives only once. They refuse directories,
+missing or unreadable files, binary data and undecodable bytes with an `InputError` that says what to
+do; a streamed read raises it on reaching the bad chunk, so with both NUL bytes and undecodable bytes
+in a file, the first chunk holding either decides which is reported. `AtomicOutput` writes to a
+temporary file next to the target and renames it over the target only on success, so an interrupted or
+failed run leaves the previous file (or nothing), never a partial one; devices and pipes are written in
+place. No segmentation happens here.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ _BOM_ORDERED = {
     "utf-32": (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE),
 }
 _NATIVE_ORDER = "le" if sys.byteorder == "little" else "be"
+# Signals that end the process by default and that a user, a terminal or a supervisor sends (SIGINT is
+# Python's KeyboardInterrupt already, unless set back to the default); SIGKILL cannot be caught.
+ENDING_SIGNALS = tuple(
+    getattr(signal, name)
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+    if hasattr(signal, name)
+)
 
 
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
@@ -60,6 +69,32 @@ def iter_input(
         raise ValueError(f"chunk_bytes must be at least 1, not {chunk_bytes}")
     codec = _text_codec(encoding)
     return _decode_stream(name, codec, encoding, errors, chunk_bytes)
+
+
+def checked_input(
+    name: str, encoding: str = "utf-8", errors: str = "strict", chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[str]:
+    """`iter_input(name, ...)`, its first piece read now, so that a missing, unreadable, binary or
+    undecodable start raises its `InputError` here. A regular file is closed again and read anew by the
+    iterator (many files need not stay open at once); anything else (a pipe, a FIFO, /dev/stdin, a
+    process substitution's /dev/fd/N, a device) gives its data only once, so it stays open and the
+    iterator starts with the piece already read. stdin ('-') is not read ahead."""
+    chunks = iter_input(name, encoding, errors, chunk_bytes)
+    if name == STDIO:
+        return chunks
+    first = next(chunks, None)
+    if _rereadable(name):
+        chunks.close()
+        return iter_input(name, encoding, errors, chunk_bytes)
+    return chunks if first is None else itertools.chain([first], chunks)
+
+
+def _rereadable(name: str) -> bool:
+    """Whether `name` is a regular file (which can be read twice), following symbolic links."""
+    try:
+        return stat.S_ISREG(os.stat(name).st_mode)
+    except (OSError, ValueError):  # gone since it was read: reading it again reports why
+        return True
 
 
 def _text_codec(encoding: str) -> codecs.CodecInfo:
@@ -168,8 +203,10 @@ class AtomicOutput:
     link stays a link (the file it points to is replaced). Anything else that exists at the path (a
     device such as /dev/null, a named pipe) is opened and written in place, and so is any path under
     /dev/ or /proc/ (/dev/stdout, /dev/fd/N of a shell redirection or process substitution), even when
-    it leads to a regular file that may be open for appending. While open, SIGTERM is turned into
-    KeyboardInterrupt so the temporary file is removed on the way out.
+    it leads to a regular file that may be open for appending. While open, every signal in
+    `ENDING_SIGNALS` whose handler is the default (which would end the process at once) raises
+    KeyboardInterrupt instead, so the temporary file is removed on the way out; an ignored signal (a
+    SIGHUP under nohup) stays ignored, and a handler of the caller's stays in place.
     """
 
     def __init__(self, target: str):
@@ -178,7 +215,7 @@ class AtomicOutput:
         self._target_path: Path | None = None  # the regular file replaced on success (links resolved)
         self._mode: int | None = None  # permission bits of the file replaced
         self._stream: TextIO | None = None
-        self._previous_handler = None
+        self._previous_handlers: dict[int, object] = {}
 
     def __enter__(self) -> TextIO:
         if self.target == STDIO:
@@ -199,10 +236,9 @@ class AtomicOutput:
         except OSError as exc:  # a parent folder that cannot be entered
             raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
         self._target_path = path
-        # The handler goes in before the temporary file exists, and the file's name is known before it
-        # is created: a SIGINT/SIGTERM arriving at any moment then leaves no temporary file behind.
-        if threading.current_thread() is threading.main_thread():
-            self._previous_handler = signal.signal(signal.SIGTERM, _interrupt)
+        # The handlers go in before the temporary file exists, and the file's name is known before it
+        # is created: a signal arriving at any moment then leaves no temporary file behind.
+        self._install_handlers()
         self._mode = None if existing is None else stat.S_IMODE(existing.st_mode)  # kept on replace
         try:
             self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
@@ -261,10 +297,17 @@ class AtomicOutput:
                 self._tmp.unlink()
             self._restore_handler()
 
+    def _install_handlers(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return  # only the main thread may set handlers
+        for signum in ENDING_SIGNALS:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                self._previous_handlers[signum] = signal.signal(signum, _interrupt)
+
     def _restore_handler(self) -> None:
-        if self._previous_handler is not None:
-            signal.signal(signal.SIGTERM, self._previous_handler)
-            self._previous_handler = None
+        for signum, handler in self._previous_handlers.items():
+            signal.signal(signum, handler)
+        self._previous_handlers.clear()
 
 
 class _EncodableStdout:

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from segmenter.breaks import LINE_BREAKS
+
 LINE_FEATURES = ("line_start", "previous_line")
-LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # str.splitlines()'s line boundaries
 _BREAK = re.compile(f"[{LINE_BREAKS}]")
 LINE_SCALE = 100.0  # characters
 LINE_CAP = 2.0  # lines of 200 characters and more look alike

@@ -6,7 +6,8 @@ logit). Inputs are standardised with the training mean and scale. A probe traine
 its encoder (`segmenter.tune`) also carries that encoder's low-rank weight deltas, which the encoder
 merges when it loads (`segmenter.adapter`). On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
-backbone, layers, window, features, threshold, training data, scores). Inference runs the products in
+backbone, layers, window, features, threshold, training data, scores), both read within the size and
+depth limits of `segmenter.bounded`. Inference runs the products in
 torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
 which the caller may run in bfloat16; scikit-learn is imported by `fit` alone. Feature extraction lives
 elsewhere.
@@ -23,6 +24,7 @@ import numpy as np
 import torch
 
 from segmenter.adapter import layers_of
+from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, read_bytes
 from segmenter.errors import ProbeError
 from segmenter.features import gap_picks
 
@@ -149,7 +151,7 @@ class Probe:
             if not path.is_file():
                 raise ProbeError(f"probe file {path} is missing; retrain with `segmenter train`")
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+            meta = parse_json(read_bytes(meta_path, MAX_JSON_BYTES))
             if not isinstance(meta, dict):
                 raise ValueError("not a JSON object")
         except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -157,7 +159,11 @@ class Probe:
                 f"probe file {meta_path} is corrupted ({exc}); retrain with `segmenter train`"
             ) from exc
         try:
+            if arrays_path.stat().st_size > MAX_ARRAY_BYTES:
+                raise ValueError(f"larger than {MAX_ARRAY_BYTES >> 20} MiB")
             with np.load(arrays_path, allow_pickle=False) as data:
+                if sum(member.file_size for member in data.zip.infolist()) > MAX_ARRAY_BYTES:
+                    raise ValueError(f"its arrays unpack to more than {MAX_ARRAY_BYTES >> 20} MiB")
                 arrays = {k: np.asarray(data[k], dtype=np.float32) for k in data.files}
         except Exception as exc:  # zipfile, ValueError, KeyError, OSError: all mean a broken file
             raise ProbeError(

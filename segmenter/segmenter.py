@@ -30,7 +30,7 @@ from segmenter.config import (
 )
 from segmenter.decode import Span, decode
 from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
-from segmenter.errors import ProbeError
+from segmenter.errors import ConfigError, ProbeError
 from segmenter.extract import batch_stream
 from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
 from segmenter.line_features import TEXT_START, LineState
@@ -114,9 +114,14 @@ class Segmenter:
         precision: str = "auto",
         preset: str = DEFAULT_PRESET,
     ):
+        # every argument is checked before anything loads: one ConfigError naming the argument
         self.strategy = check_strategy(strategy)
         check_preset(preset)
         self.batch_size = check_batch_size(batch_size)
+        DecodeConfig(threshold=0.5 if threshold is None else threshold, max_chars=max_chars)
+        model = _path_or_name("model", model, "a Hugging Face id or a local path")
+        if not isinstance(probe, Probe):
+            probe = _path_or_name("probe", probe, "a folder or a Probe")
         backbone = DEFAULT_MODEL_NAME if model is None else model
         self.probe: Probe | None = None
         if strategy == "probe":
@@ -167,12 +172,16 @@ class Segmenter:
         """Spans of `text`, in order; `span.text == text[span.start:span.end]`."""
         if not isinstance(text, str):
             raise TypeError(f"text must be str, got {type(text).__name__}")
-        return list(self.segment_stream([text]))
+        return list(self._stream_spans([text]))
 
     def segment_stream(self, chunks: Iterable[str]) -> Iterator[Span]:
         """Spans of the text made of `chunks` (e.g. a file read piece by piece), yielded as soon as they
         are final, with offsets into the whole text; memory stays flat however long the text is.
         The spans do not depend on how the text was cut into chunks: they equal `segment(text)`."""
+        _refuse_one_text(chunks, "chunks", "segment(text)")
+        return self._stream_spans(chunks)
+
+    def _stream_spans(self, chunks: Iterable[str]) -> Iterator[Span]:
         stream = TextStream(self)
         for chunk in chunks:
             yield from stream.feed(chunk)
@@ -186,6 +195,12 @@ class Segmenter:
         """One list of spans per text, in order; windows are batched across texts (faster for many
         short texts; rounding in a batch shared with other texts can move a probability that sits
         exactly at the threshold, so a span may rarely differ from `segment(text)`)."""
+        _refuse_one_text(texts, "texts", "segment(text)")
+        if batch_size is not None:
+            check_batch_size(batch_size)
+        return self._pipe(texts, batch_size)
+
+    def _pipe(self, texts: Iterable[str], batch_size: int | None) -> Iterator[list[Span]]:
         for chunk in _chunks(texts, TEXTS_PER_CHUNK):
             for text, gaps in zip(chunk, self.gap_probabilities(chunk, batch_size), strict=True):
                 yield self.decode(text, gaps)
@@ -201,7 +216,8 @@ class Segmenter:
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""
-        size = check_batch_size(batch_size or self.batch_size)
+        _refuse_one_text(texts, "texts", "segment(text)")
+        size = check_batch_size(self.batch_size if batch_size is None else batch_size)
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
@@ -253,6 +269,21 @@ def _candidates(tokens: Tokens, gap_probs: np.ndarray) -> GapProbabilities:
         return GapProbabilities(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
     keep = tokens.word_start[1:]
     return GapProbabilities(tokens.offsets[1:, 0][keep], gap_probs[keep])
+
+
+def _refuse_one_text(texts, name: str, instead: str) -> None:
+    """A str (or bytes) where an iterable of texts belongs would be read character by character."""
+    if isinstance(texts, str | bytes):
+        raise TypeError(f"{name} must be an iterable of str, not one {type(texts).__name__}; use {instead}")
+
+
+def _path_or_name(name: str, value, accepted: str) -> str | None:
+    """`value` (None, a name or a path) as a str or None; ConfigError for anything else."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(f"{name} must be None, {accepted}, got {type(value).__name__} {value!r}")
 
 
 def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:

@@ -16,14 +16,16 @@ no sentence is left without a letter or digit.
 The encoder loads on first use (or in `initialize`), not at construction, so that `add_pipe`, loading a
 saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
 Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
-settings and the probe (msgpack/JSON via srsly); the backbone weights are never saved, only the
-model's name or path. Loading restores the saved settings, except those that `spacy.load(path,
-config=...)` overrides.
+settings and the probe (msgpack/JSON via srsly, read back within the size and depth limits of
+`segmenter.bounded`: a corrupted file is one `ConfigError` line); the backbone weights are never saved,
+only the model's name or path. Loading restores the saved settings, except those that
+`spacy.load(path, config=...)` overrides.
 Training a probe and the model code live elsewhere (`segmenter.train`, `segmenter.segmenter`).
 """
 
 from __future__ import annotations
 
+import os
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +42,7 @@ from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
+from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
@@ -139,6 +142,7 @@ class AttentionSegmenter(Pipe):
         self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
         self._segmenter = None
         self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
+        self._pid = os.getpid()  # the process whose torch state the encoder uses
 
     def __reduce__(self):
         """Picklable (spaCy's multiprocessing may pickle components): name, settings and probe; the
@@ -151,6 +155,9 @@ class AttentionSegmenter(Pipe):
         """Validate and store the settings (cheap checks only: no model is loaded here)."""
         check_strategy(cfg["strategy"])
         check_batch_size(cfg["batch_size"])
+        for key in ("model", "device"):
+            if cfg.get(key) is not None and not isinstance(cfg[key], str):
+                raise ConfigError(f"{key} must be a name or a path, got {cfg[key]!r}")
         if cfg["threshold"] is not None:
             DecodeConfig(threshold=cfg["threshold"])
         if not isinstance(cfg["overwrite"], bool):
@@ -210,6 +217,7 @@ class AttentionSegmenter(Pipe):
     # -- processing ---------------------------------------------------------------------------------
 
     def __call__(self, doc: Doc) -> Doc:
+        self._after_fork()
         error_handler = self.get_error_handler()
         try:
             self.set_annotations([doc], self.predict([doc]))
@@ -219,6 +227,16 @@ class AttentionSegmenter(Pipe):
 
     def pipe(self, stream: Iterable[Doc], *, batch_size: int = 128) -> Iterator[Doc]:
         """Process docs `batch_size` at a time; the windows of each batch share encoder passes."""
+        if isinstance(stream, str | bytes | Doc):
+            raise TypeError(
+                f"{self.name}.pipe takes an iterable of Doc, not one {type(stream).__name__}; "
+                "call the component on one doc, or nlp.pipe(texts)"
+            )
+        check_batch_size(batch_size)
+        return self._pipe(stream, batch_size)
+
+    def _pipe(self, stream: Iterable[Doc], batch_size: int) -> Iterator[Doc]:
+        self._after_fork()
         error_handler = self.get_error_handler()
         for docs in minibatch(stream, size=batch_size):
             try:
@@ -226,6 +244,16 @@ class AttentionSegmenter(Pipe):
                 yield from docs
             except Exception as exc:
                 error_handler(self.name, self, docs, exc)
+
+    def _after_fork(self) -> None:
+        """In a process forked from the one that ran the encoder (`nlp.pipe(..., n_process=2)` on Linux),
+        run torch on one thread: the thread pool inherited over fork would hang its first parallel
+        region. The encoder and probe are shared with the parent, copy-on-write."""
+        if os.getpid() != self._pid:
+            import torch
+
+            torch.set_num_threads(1)
+            self._pid = os.getpid()
 
     def predict(self, docs: Iterable[Doc]) -> list[list[int]]:
         """Per doc, the sorted indices of the tokens after the first that start a sentence (pure)."""
@@ -278,7 +306,12 @@ class AttentionSegmenter(Pipe):
         return srsly.msgpack_dumps({"cfg": self.cfg, "probe": None if probe is None else probe.to_bytes()})
 
     def from_bytes(self, bytes_data: bytes, *, exclude: Iterable[str] = ()) -> AttentionSegmenter:
-        data = srsly.msgpack_loads(bytes_data)
+        try:
+            data = parse_msgpack(bytes_data)
+            if not isinstance(data, dict) or not isinstance(data.get("cfg"), dict):
+                raise ValueError("no settings in it")
+        except ValueError as exc:
+            raise ConfigError(f"stored {self.name} component is corrupted ({exc}); save it again") from exc
         self._restore(data["cfg"], data.get("probe"))
         return self
 
@@ -293,12 +326,16 @@ class AttentionSegmenter(Pipe):
         path = ensure_path(path)
         found: dict[str, Any] = {"cfg": self.cfg, "probe": None}
 
+        def read_cfg(p: Path) -> None:
+            found["cfg"] = _read_saved(p, parse_json, MAX_JSON_BYTES)
+            if not isinstance(found["cfg"], dict):
+                raise ConfigError(f"saved settings {p} are corrupted (not a JSON object); save them again")
+
         def read_probe(p: Path) -> None:
             if p.exists():
-                found["probe"] = srsly.read_msgpack(p)
+                found["probe"] = _read_saved(p, parse_msgpack, MAX_ARRAY_BYTES)
 
-        readers = {"cfg": lambda p: found.update(cfg=srsly.read_json(p)), "probe": read_probe}
-        from_disk(path, readers, exclude)
+        from_disk(path, {"cfg": read_cfg, "probe": read_probe}, exclude)
         self._restore({**found["cfg"], **self._load_time_overrides(path)}, found["probe"])
         return self
 
@@ -322,6 +359,15 @@ class AttentionSegmenter(Pipe):
         self._apply_settings({**self.cfg, **cfg})
         self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
         self._segmenter = None
+
+
+def _read_saved(path: Path, parse: Callable[[bytes], Any], limit: int) -> Any:
+    """The data of a file `to_disk` wrote, parsed within `limit` bytes and `bounded.MAX_DEPTH` levels;
+    a ConfigError naming the file when it is unreadable, too large, too deep or garbled."""
+    try:
+        return parse(read_bytes(path, limit))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"saved file {path} is corrupted ({exc}); save the pipeline again") from exc
 
 
 def _rebuild(name: str, cfg: dict[str, Any], probe) -> AttentionSegmenter:

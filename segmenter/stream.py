@@ -2,14 +2,14 @@
 
 `TextStream` takes the text chunk by chunk, however it was cut, and yields spans as soon as they are
 final. Inside, the text is re-cut into pieces of at most `PIECE_CHARS` characters that end right before
-a whitespace run that holds a separator the tokenizer keeps (so tokenizing a piece gives the same
-tokens as tokenizing the whole text: a lone form feed or vertical tab, which the tokenizer deletes,
-joins the words around it and is never cut before), windows
-are planned exactly as `segmenter.windows.plan` plans them for the whole token sequence and run in the
-same batches, each gap's score is averaged once every window covering it has run, and the
-`segmenter.decode.Decoder` turns final gaps into spans. Nothing depends on where the chunks were cut,
-so a text segmented in one piece and the same text streamed give identical spans; `Segmenter.segment`
-is this class fed with one chunk.
+a whitespace run (so tokenizing a piece gives the same tokens as tokenizing the whole text: every
+whitespace character separates words, the encoder handing those the tokenizer would delete to it as
+spaces; characters it does delete, such as a zero-width space, join the words around them and are
+never cut before), windows are planned exactly as `segmenter.windows.plan` plans them for the whole
+token sequence and run in the same batches, each gap's score is averaged once every window covering it
+has run, and the `segmenter.decode.Decoder` turns final gaps into spans. Nothing depends on where the
+chunks were cut, so a text segmented in one piece and the same text streamed give identical spans;
+`Segmenter.segment` is this class fed with one chunk.
 
 Memory holds the current piece, one batch of windows and the text since the last final boundary.
 Reading files and writing output live in `segmenter.io` and the CLI.
@@ -40,26 +40,21 @@ LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold 
 
 
 def _deleted_by_tokenizer(char: str) -> bool:
-    """BERT's normaliser deletes NUL, U+FFFD and control and format characters other than tab, newline
-    and carriage return (it joins the characters around them)."""
-    return char in "\x00\ufffd" or (char not in "\t\n\r" and unicodedata.category(char) in ("Cc", "Cf"))
+    """BERT's normaliser deletes NUL, U+FFFD and control and format characters that are not whitespace
+    (it joins the characters around them; the whitespace among them reaches it as spaces)."""
+    return char in "\x00\ufffd" or (not char.isspace() and unicodedata.category(char) in ("Cc", "Cf"))
 
 
-# Whitespace to Python that the tokenizer deletes instead of splitting at: \x0b \x0c \x1c-\x1f \x85
-# (every whitespace character lies below U+3001).
-_DELETED_SPACE = "".join(c for c in map(chr, range(0x3001)) if c.isspace() and _deleted_by_tokenizer(c))
-# Last run start in a piece: a non-whitespace character followed by a whitespace run that holds a
-# separator the tokenizer keeps (greedy: the last one).
-_LAST_RUN_START = re.compile(rf".*\S(?=[{_DELETED_SPACE}]*[^\S{_DELETED_SPACE}])", re.DOTALL)
+# Last run start in a piece: a non-whitespace character followed by whitespace (greedy: the last one).
+_LAST_RUN_START = re.compile(r".*\S(?=\s)", re.DOTALL)
 _NON_SPACE = re.compile(r"\S")
 
 
 def cut_point(text: str, start: int = 0, limit: int = PIECE_CHARS) -> int | None:
     """End (an index into `text`) of the next piece of text[start:]: right before the last whitespace
-    run that starts within `limit` characters of the piece's first non-whitespace character and holds
-    a separator (not only characters the tokenizer deletes, such as a form feed); `limit` characters
-    after that first character when there is none (a very long word, or words joined by deleted
-    characters); None when the text seen so far is too short to decide.
+    run that starts within `limit` characters of the piece's first non-whitespace character; `limit`
+    characters after that first character when there is none (a very long word, or words joined by
+    deleted characters such as zero-width spaces); None when the text seen so far is too short to decide.
 
     >>> cut_point("ab cd ef", limit=6), cut_point("abcdefgh", limit=4), cut_point("     ab cd", limit=2)
     (5, 4, 7)
@@ -291,5 +286,5 @@ def _first_kept(chars: Iterable[str]) -> str:
 
 
 def _is_separator(char: str) -> bool:
-    """Whether `char` is whitespace the tokenizer splits words at (not one it deletes)."""
-    return char.isspace() and char not in _DELETED_SPACE
+    """Whether `char` is whitespace, which the tokenizer splits words at."""
+    return char.isspace()

@@ -8,9 +8,10 @@ probe files in `segmenter/models/` (the error names the file), an output folder 
 a stdout that cannot encode the text. Every one is run with `-o PATH` both when PATH exists (it must keep its
 previous content) and when it does not (it must not appear), and no temporary file may be left.
 
-Interrupted runs: a subprocess running `segmenter segment ... -o out.txt` gets SIGINT or SIGTERM once its
-temporary file appears (or once that file holds part of the output); afterwards the target holds exactly
-its previous content or does not exist, and no temporary file is left.
+Interrupted runs: a subprocess running `segmenter segment ... -o out.txt` gets SIGINT, SIGTERM, SIGHUP or
+SIGQUIT once its temporary file appears (or once that file holds part of the output); afterwards the
+target holds exactly its previous content or does not exist, and no temporary file is left. An ignored
+SIGHUP (nohup) stays ignored.
 """
 
 from __future__ import annotations
@@ -544,8 +545,17 @@ def temporary_files(folder: Path, target: Path) -> list[Path]:
         (signal.SIGTERM, "big.txt", False),
         (signal.SIGINT, "many files, partly written", False),
         (signal.SIGTERM, "many files, partly written", True),
+        (signal.SIGHUP, "big.txt", True),
+        (signal.SIGQUIT, "many files, partly written", False),
     ],
-    ids=["SIGINT-big-previous", "SIGTERM-big-none", "SIGINT-partial-none", "SIGTERM-partial-previous"],
+    ids=[
+        "SIGINT-big-previous",
+        "SIGTERM-big-none",
+        "SIGINT-partial-none",
+        "SIGTERM-partial-previous",
+        "SIGHUP-big-previous",
+        "SIGQUIT-partial-none",
+    ],
 )
 def test_interrupted_run_leaves_previous_file_or_nothing(tmp_path, tiny_bert_dir, signum, layout, previous):
     words = ["the", "bus", "was", "late", "again", "nobody", "seemed", "surprised", "we", "waited"]
@@ -612,11 +622,14 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize(
+    "signame", ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM"]
+)
 @pytest.mark.parametrize("previous", [True, False])
 def test_signal_the_moment_the_temporary_file_appears(tmp_path, signame, previous):
     """Regression: a signal between the creation of the temporary file and the moment AtomicOutput knew
-    its name (or had its SIGTERM handler in place) left the file behind."""
+    its name (or had its handlers in place) left the file behind; SIGHUP (a closed terminal, a lost ssh
+    session) and the other signals that end a process left it behind at any moment."""
     script = write(tmp_path / "race.py", RACE.encode())
     folder = tmp_path / "out"
     folder.mkdir()
@@ -635,3 +648,23 @@ def test_signal_the_moment_the_temporary_file_appears(tmp_path, signame, previou
     assert sorted(p.name for p in folder.iterdir()) == (["out.txt"] if previous else [])
     if previous:
         assert target.read_text(encoding="utf-8") == PREVIOUS
+
+
+def test_ignored_hangup_stays_ignored(tmp_path):
+    """Under nohup SIGHUP is ignored: the output handling must not turn it into an interruption."""
+    script = write(
+        tmp_path / "race.py",
+        RACE.replace("try:", "signal.signal(signal.SIGHUP, signal.SIG_IGN)\ntry:").encode(),
+    )
+    target = tmp_path / "out.txt"
+    target.write_text(PREVIOUS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script), str(target), "SIGHUP"],
+        env=child_environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert target.read_text(encoding="utf-8") == "new content\n"
+    assert temporary_files(tmp_path, target) == []
