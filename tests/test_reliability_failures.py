@@ -522,16 +522,19 @@ def child_environment() -> dict[str, str]:
 
 @contextlib.contextmanager
 def interruptible_children():
-    """Children inherit an ignored SIGINT (as under `nohup` or in a background job); make sure they get
-    the default, as in an interactive shell where Ctrl-C reaches them."""
-    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
-    if ignored:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    """Children inherit ignored SIGINT, SIGHUP and SIGQUIT when the tests run under `nohup` or in a
+    background job; give them the defaults, as in an interactive shell where Ctrl-C, a hang-up or
+    Ctrl-\\ reaches them (the output handling rightly leaves an ignored signal ignored)."""
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGHUP: signal.SIG_DFL}
+    defaults[signal.SIGQUIT] = signal.SIG_DFL
+    ignored = [signum for signum in defaults if signal.getsignal(signum) == signal.SIG_IGN]
+    for signum in ignored:
+        signal.signal(signum, defaults[signum])
     try:
         yield
     finally:
-        if ignored:
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for signum in ignored:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def temporary_files(folder: Path, target: Path) -> list[Path]:

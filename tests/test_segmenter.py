@@ -178,20 +178,23 @@ def test_unavailable_device_is_a_config_error(tiny_bert_dir):
 
 
 def test_presets_pick_their_shipped_probes():
-    accurate, fast, frozen = Segmenter(), Segmenter(preset="fast"), Segmenter(preset="frozen")
+    from segmenter.encoder import Encoder
+
+    accurate, fast = Segmenter(), Segmenter(preset="fast")
     assert accurate.features.layers == (3,) and fast.features.layers == (2,)
-    assert frozen.features.layers == (2, 3, 4) and frozen.features.signals and not frozen.probe.deltas
     assert fast.encoder.loaded_layers == 2  # layers after the last one read are never loaded
-    # the tuned presets run the packaged weights plus their deltas; the frozen one the weights alone
+    # the tuned presets run the packaged weights plus their deltas
     query = "encoder.layer.0.attention.self.query"
     tuned_weight = fast.encoder.model.encoder.layer[0].attention.self.query.weight.float()
-    frozen_weight = frozen.encoder.model.encoder.layer[0].attention.self.query.weight.float()
+    frozen_weight = Encoder(max_layer=1).model.encoder.layer[0].attention.self.query.weight.float()
     delta = torch.from_numpy(fast.probe.deltas[f"{query}.b"] @ fast.probe.deltas[f"{query}.a"])
     expected = (frozen_weight + delta).to(torch.bfloat16).float()
     torch.testing.assert_close(tuned_weight, expected, atol=1e-2, rtol=1e-2)
     assert not torch.equal(tuned_weight, frozen_weight)
     text = "It rained all day. We stayed in and read."
-    for seg in (accurate, fast, frozen):
+    for seg in (accurate, fast):
         assert [s.text for s in seg.segment(text)] == ["It rained all day.", "We stayed in and read."]
     with pytest.raises(ConfigError, match="preset"):
         Segmenter(preset="medium")
+    with pytest.raises(ConfigError, match="'frozen' was retired: it was trained on the UD English dev"):
+        Segmenter(preset="frozen")
