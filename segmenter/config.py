@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
-PRESETS = ("accurate", "fast", "frozen")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
+PRESETS = ("accurate", "fast", "signals")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
+RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
+    "frozen": "it was trained on the UD English dev files, which the presets are now chosen on; use "
+    "'accurate', or train a probe of the untuned encoder with `segmenter train --data ud-train`",
+}
 DEFAULT_PRESET = "accurate"
 PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`
 
@@ -112,6 +116,8 @@ def check_strategy(strategy: str) -> str:
 
 def check_preset(preset: str) -> str:
     """Return `preset` if it is known, else raise a ConfigError listing the choices."""
+    if preset in RETIRED_PRESETS:
+        raise ConfigError(f"preset {preset!r} was retired: {RETIRED_PRESETS[preset]}")
     if preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
     return preset

@@ -97,9 +97,8 @@ class Segmenter:
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
     preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-3 tuned
-               with the probe), "fast" (blocks 1-2 tuned: faster, a little less accurate) or "frozen"
-               (the untuned encoder's attention signals and block outputs, layers 2-4); see
-               segmenter/models/README.md
+               with the probe) or "fast" (blocks 1-2 tuned: faster, a little less accurate); see
+               segmenter/models/README.md ("frozen" was retired: `config.RETIRED_PRESETS` says why)
     """
 
     def __init__(
