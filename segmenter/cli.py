@@ -80,8 +80,8 @@ def model_options(func):
             type=click.Choice(PRESETS),
             default=DEFAULT_PRESET,
             show_default=True,
-            help="Shipped probe: accurate (3 tuned blocks) or fast (2 tuned blocks, faster); ignored with "
-            "--probe.",
+            help="Shipped probe: accurate (3 tuned blocks), fast (2 tuned blocks, faster) or signals (fast "
+            "plus block 2's attention signals); ignored with --probe.",
         ),
         click.option(
             "--batch-size",

@@ -97,7 +97,8 @@ class Segmenter:
     max_chars: optional cap on segment length
     precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
     preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-3 tuned
-               with the probe) or "fast" (blocks 1-2 tuned: faster, a little less accurate); see
+               with the probe), "fast" (blocks 1-2 tuned: faster, a little less accurate) or "signals"
+               ("fast" that also reads block 2's attention signals); see
                segmenter/models/README.md ("frozen" was retired: `config.RETIRED_PRESETS` says why)
     """
 

@@ -109,7 +109,7 @@ class AttentionSegmenter(Pipe):
     batch_size: encoder windows per forward pass (windows of all docs in a batch are pooled)
     device:     torch device of the encoder
     overwrite:  False keeps boundaries set by an earlier component; True replaces them
-    preset:     shipped probe, "accurate" (default) or "fast" (ignored once a probe is restored)
+    preset:     shipped probe, "accurate" (default), "fast" or "signals" (ignored once a probe is restored)
     precision:  encoder arithmetic, "auto", "float32" or "bfloat16"
     """
 

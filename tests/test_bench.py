@@ -136,7 +136,8 @@ def test_unknown_system_is_a_config_error(name):
 def test_every_default_system_and_other_preset_is_known():
     for name in DEFAULT_SYSTEMS:
         check_name(name)
-    assert "attention-fast" in DEFAULT_SYSTEMS and "attention-frozen" not in DEFAULT_SYSTEMS
+    assert {"attention-fast", "attention-signals"} <= set(DEFAULT_SYSTEMS)
+    assert "attention-frozen" not in DEFAULT_SYSTEMS
 
 
 def _load_or_skip(name: str) -> Adapter:
