@@ -210,9 +210,14 @@ class Segmenter:
         return decode(text, gaps.offsets, gaps.probs, self.decoding_for(text))
 
     def decoding_for(self, text: str) -> DecodeConfig:
-        """The decoding settings for `text`: the unpunctuated threshold if its first LOOK_CHARS
-        characters have no case or punctuation (a streamed text is judged by its start too)."""
-        return self._decodings["corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"]
+        """The decoding settings for `text`: those of its `condition_for`."""
+        return self._decodings[self.condition_for(text)]
+
+    @staticmethod
+    def condition_for(text: str) -> str:
+        """ "corrupt" (read with the unpunctuated threshold) if the first LOOK_CHARS characters of `text`
+        have no case or punctuation, else "clean" (a streamed text is judged by its start too)."""
+        return "corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""

@@ -17,6 +17,7 @@ Reading data and the CLI live elsewhere.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
@@ -306,12 +307,10 @@ def _gap_logits(
 ) -> torch.Tensor:
     """(B, T) logit of a boundary in the gap before each position, from the features of the tokens on
     both sides (the layout of `WindowFeatures.gap_matrix` with context 1: left token first)."""
-    if reader is None:
+    reading = contextlib.nullcontext() if reader is None else reader.encoder.reading(reader.layer, mask)
+    with reading as store:
         hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
-        tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
-    else:
-        with reader.encoder.reading(reader.layer, mask) as store:
-            hidden = model(input_ids=ids, attention_mask=mask).last_hidden_state.float()  # (B, T, D)
-        tokens = torch.cat([reader(store, mask), hidden, surface], dim=-1)  # (B, T, S*H + D + F)
+    signals = [] if reader is None else [reader(store, mask)]  # (B, T, S*H)
+    tokens = torch.cat([*signals, hidden, surface], dim=-1)  # (B, T, [S*H +] D + F)
     left = torch.roll(tokens, shifts=1, dims=1)  # position t holds token t-1
     return head(torch.cat([left, tokens], dim=-1)).squeeze(-1)

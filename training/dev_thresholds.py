@@ -25,21 +25,20 @@ from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary
 
 from segmenter import Segmenter
 from segmenter.decode import decode
-from segmenter.segmenter import LOOK_CHARS, looks_unpunctuated
 
 GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.96, 0.05))
 
 
 def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list[float]:
-    """`summary` of the dev cells decoded with `thresholds` ("clean", "corrupt")."""
+    """`summary` of the dev cells, (text, gap probabilities, condition) each, decoded with
+    `thresholds` ("clean", "corrupt")."""
     counted = []
     for name, texts in cells:
         found = []
-        for text, gaps in texts:
-            which = "corrupt" if looks_unpunctuated(text.text[:LOOK_CHARS]) else "clean"
-            config = replace(segmenter.decoding_for(text.text), threshold=thresholds[which])
+        for text, gaps, condition in texts:
+            config = replace(segmenter.decoding_for(text.text), threshold=thresholds[condition])
             found.append([span.start for span in decode(text.text, gaps.offsets, gaps.probs, config)])
-        counted.append((name, pooled_counts([text for text, _ in texts], found)))
+        counted.append((name, pooled_counts([text for text, _, _ in texts], found)))
     return summary(counted)
 
 
@@ -58,7 +57,8 @@ def main(probe: Path, write: bool, ud: Path) -> None:
     cells = []
     for name, texts in dev_cells(ud):
         gaps = segmenter.gap_probabilities([t.text for t in texts])
-        cells.append((name, list(zip(texts, gaps, strict=True))))
+        conditions = [segmenter.condition_for(t.text) for t in texts]  # which threshold reads each text
+        cells.append((name, list(zip(texts, gaps, conditions, strict=True))))
     trained = {c: float(segmenter.probe.meta["thresholds"][c]) for c in ("clean", "corrupt")}
     best = dict(trained)
     for which in ("clean", "corrupt"):
