@@ -75,11 +75,27 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
     help="run each system in a fresh process, so no system is timed after another in the same process",
 )
 @click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="threads every system runs on (torch, OpenMP, BLAS), so speeds compare at equal resources",
+)
+@click.option(
+    "--busy",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="keep K other processes busy (one core each) while the systems run: speed on a busy machine",
+)
+@click.option(
     "--no-progress", is_flag=True, help="no progress bar (it is off anyway when stderr is not a tty)"
 )
 def bench(
-    datasets, systems, condition, model, device, batch_size, limit_docs, out, isolate, no_progress
-) -> None:
+    datasets, systems, condition, model, device, batch_size, limit_docs, out, isolate, threads, busy,
+    no_progress,
+) -> None:  # fmt: skip
     """Benchmark sentence splitters: boundary precision/recall/F1 and characters per second."""
     systems = tuple(dict.fromkeys(systems or DEFAULT_SYSTEMS))
     for name in systems:
@@ -104,7 +120,9 @@ def bench(
             f"no dataset given has paragraph markers, which the {'/'.join(conditions)} condition needs",
             param_hint="--condition",
         )
-    runs = run_benchmark(systems, tasks, options, progress=not no_progress, isolate=isolate)
+    runs = run_benchmark(
+        systems, tasks, options, progress=not no_progress, isolate=isolate, threads=threads, busy=busy
+    )
     click.echo(markdown_table(runs), nl=False)
     if out is not None:
         config = {
@@ -113,6 +131,8 @@ def bench(
             "conditions": list(conditions),
             "limit_docs": limit_docs,
             "isolate": isolate,
+            "threads": threads,
+            "busy": busy,
             "model": model,
             "device": device,
             "batch_size": batch_size,

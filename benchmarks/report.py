@@ -13,8 +13,8 @@ from pathlib import Path
 from benchmarks.runner import Run
 
 COLUMNS = (
-    "system", "dataset", "condition", "P", "R", "F1", "R unmarked", "exact", "chars/s", "docs", "gold",
-    "unmarked", "note",
+    "system", "dataset", "condition", "P", "R", "F1", "R unmarked", "exact", "chars/s", "threads",
+    "docs", "gold", "unmarked", "note",
 )  # fmt: skip
 ROUND = 4
 MARKERS = {"clean": "o", "corrupt": "x", "lines": "^", "wrapped": "v"}
@@ -39,6 +39,7 @@ def markdown_table(runs: Sequence[Run]) -> str:
             _number(run.unmarked_recall),
             _number(run.exact_match),
             f"{run.chars_per_s:,.0f}" if run.chars_per_s is not None else "-",
+            _resources(run),
             str(run.n_docs),
             str(run.n_gold_boundaries),
             str(run.n_unmarked),
@@ -46,6 +47,12 @@ def markdown_table(runs: Sequence[Run]) -> str:
         )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _resources(run: Run) -> str:
+    """`1`, or `1 + 1 busy` when busy companion processes ran beside it; `-` when left to the libraries."""
+    threads = "-" if run.threads is None else str(run.threads)
+    return f"{threads} + {run.busy} busy" if run.busy else threads
 
 
 def _number(value: float | None) -> str:

@@ -11,6 +11,8 @@ This module neither parses command lines nor writes files (see `cli` and `report
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import multiprocessing
 import os
 import platform
@@ -25,6 +27,7 @@ from importlib import metadata
 
 from benchmarks.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
 from benchmarks.metrics import Counts, exact_match, score, unmarked_counts
+from benchmarks.resources import available_cpus, busy_companions, limit_threads, thread_environment
 from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 from segmenter.corpus import is_marked
 
@@ -54,7 +57,8 @@ class Run:
     """One row of the results. Metrics are None for skipped rows; exact_match only for golden data.
 
     unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
-    marks (`segmenter.corpus.is_marked`); None when there are none.
+    marks (`segmenter.corpus.is_marked`); None when there are none. threads: the thread count the
+    system ran with (None: left to the libraries); busy: busy companion processes during the run.
     """
 
     system: str
@@ -73,6 +77,8 @@ class Run:
     skipped: str | None = None
     note: str = ""
     load_seconds: float | None = None
+    threads: int | None = None
+    busy: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -105,6 +111,8 @@ def run_benchmark(
     loader: Loader = load_system,
     progress: bool = False,
     isolate: bool = False,
+    threads: int | None = None,
+    busy: int = 0,
 ) -> list[Run]:
     """Every system on every task, in order; a progress bar on stderr when `progress` and stderr is a tty.
 
@@ -112,27 +120,36 @@ def run_benchmark(
     that another system has loaded libraries, models or thread pools into (spaCy's parser runs 5-20%
     slower after a torch model in the same process). `loader` must then be a module-level function.
     A system whose process dies becomes skipped rows, like one that raises.
+    threads: run every system on this many threads (`benchmarks.resources`); None leaves the libraries'
+    own choice. busy: this many companion processes keep a core busy each while the systems run.
     """
     options = options or SystemOptions()
     runs: list[Run] = []
-    with _progress_bar(len(systems) * len(tasks), progress) as bar:
+    with _progress_bar(len(systems) * len(tasks), progress) as bar, busy_companions(busy):
         for system in systems:
             if isolate:
                 bar.set_postfix_str(f"{system} (own process)")
-                runs.extend(_in_fresh_process(system, tasks, options, loader))
+                runs.extend(_in_fresh_process(system, tasks, options, loader, threads))
                 bar.update(len(tasks))
             else:
-                runs.extend(_run_system(system, tasks, options, loader, bar))
-    return runs
+                runs.extend(_run_system(system, tasks, options, loader, threads, bar))
+    return [dataclasses.replace(run, threads=threads, busy=busy) for run in runs]
 
 
 def _run_system(
-    system: str, tasks: Sequence[Task], options: SystemOptions, loader: Loader, bar=None
+    system: str,
+    tasks: Sequence[Task],
+    options: SystemOptions,
+    loader: Loader,
+    threads: int | None = None,
+    bar=None,
 ) -> list[Run]:
-    """One system on every task: loaded once, then evaluated task by task."""
+    """One system on every task: loaded once (then held to `threads`), then evaluated task by task."""
     if bar is not None:
         bar.set_postfix_str(f"loading {system}")
     adapter, load_seconds, reason = _load(system, options, loader)
+    if threads is not None:
+        limit_threads(threads)
     runs = []
     for task in tasks:
         if bar is not None:
@@ -147,13 +164,15 @@ def _run_system(
 
 
 def _in_fresh_process(
-    system: str, tasks: Sequence[Task], options: SystemOptions, loader: Loader
+    system: str, tasks: Sequence[Task], options: SystemOptions, loader: Loader, threads: int | None
 ) -> list[Run]:
-    """`_run_system` in a newly spawned interpreter; skipped rows if that process dies."""
+    """`_run_system` in a newly spawned interpreter (its libraries started on `threads`); skipped rows
+    if that process dies."""
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+    environment = thread_environment(threads) if threads is not None else contextlib.nullcontext()
+    with environment, ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         try:
-            return pool.submit(_run_system, system, list(tasks), options, loader).result()
+            return pool.submit(_run_system, system, list(tasks), options, loader, threads).result()
         except BrokenProcessPool:
             reason = "failed: its process died (crash or out of memory)"
             return [Run(system, t.dataset, t.condition, skipped=reason, **_sizes(t)) for t in tasks]
@@ -252,6 +271,7 @@ def environment() -> dict:
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
         "cpu_count": os.cpu_count(),
+        "available_cpus": available_cpus(),
         "torch": versions.pop("torch"),
         "libraries": versions,
     }

@@ -327,3 +327,44 @@ def _available(name: str) -> bool:
     except SystemUnavailable:
         return False
     return True
+
+
+def _thread_reporting_loader(name, options):
+    """A module-level loader whose note says what thread settings its process started with and holds."""
+    import torch
+
+    note = f"OMP={os.environ.get('OMP_NUM_THREADS')} torch={torch.get_num_threads()}"
+    return Adapter(name, lambda texts: [[] for _ in texts], note)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_system_runs_on_the_thread_count_asked_for(tiny_tasks, threads):
+    runs = run_benchmark(["fake"], tiny_tasks, loader=_thread_reporting_loader, isolate=True, threads=threads)
+    assert {(r.note, r.threads, r.busy) for r in runs} == {(f"OMP={threads} torch={threads}", threads, 0)}
+
+
+def test_thread_settings_of_the_benchmark_process_itself_are_left_as_they_were(tiny_tasks, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    run_benchmark(["fake"], tiny_tasks, loader=_thread_reporting_loader, isolate=True, threads=1)
+    assert os.environ["OMP_NUM_THREADS"] == "7" and "MKL_NUM_THREADS" not in os.environ
+
+
+def test_busy_companions_spin_while_the_block_runs_and_are_gone_after():
+    from benchmarks.resources import busy_companions
+
+    with busy_companions(2) as processes:
+        assert len(processes) == 2 and all(p.poll() is None for p in processes)
+    assert all(p.poll() is not None for p in processes)
+
+
+def test_busy_runs_are_marked_in_the_rows_and_the_table(tiny_tasks):
+    runs = run_benchmark(["fake"], tiny_tasks, loader=_fake_loader({}), threads=1, busy=1)
+    assert {(r.threads, r.busy) for r in runs} == {(1, 1)}
+    assert "| 1 + 1 busy |" in markdown_table(runs)
+
+
+@pytest.mark.parametrize("option", [["--threads", "0"], ["--busy", "-1"]])
+def test_bench_refuses_impossible_resources(option):
+    result = CliRunner().invoke(bench, ["--system", "pysbd", *option])
+    assert result.exit_code == 2 and option[0] in result.output
