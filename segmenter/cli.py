@@ -106,6 +106,10 @@ def model_options(func):
 @click.version_option(package_name="attention-segmenter")
 def main() -> None:
     """Sentence segmentation from the attention heads of a BERT-family encoder."""
+    # Before any command loads torch: its OpenMP threads sleep while they wait instead of spinning, so
+    # that another busy process on the machine does not stall every parallel step of the encoder
+    # (docs: README "Speed"). An OMP_WAIT_POLICY the user set is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @main.command()
