@@ -109,15 +109,15 @@ def merge(model: torch.nn.Module, deltas: dict[str, np.ndarray]) -> None:
             ) from None
         linear = getattr(parent, attribute)
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            product = torch.from_numpy(deltas[f"{name}.b"] @ deltas[f"{name}.a"])  # (out, in)
-        if not isinstance(linear, torch.nn.Linear) or linear.weight.shape != product.shape:
+            product = deltas[f"{name}.b"] @ deltas[f"{name}.a"]  # (out, in)
+        if not isinstance(linear, torch.nn.Linear) or tuple(linear.weight.shape) != product.shape:
             raise ProbeError(
                 f"the probe's encoder delta for {name} does not fit this model; "
                 "it was tuned for another backbone"
             )
-        if not torch.isfinite(product).all():
+        if not np.isfinite(product).all():  # numpy: torch's first isfinite call costs about a second
             raise ProbeError(f"the probe's encoder delta for {name} overflows; retrain it")
-        linear.weight += product.to(linear.weight.dtype)
+        linear.weight += torch.from_numpy(product).to(linear.weight.dtype)
 
 
 def _parent(model: torch.nn.Module, dotted: str) -> tuple[torch.nn.Module, str]:

@@ -84,14 +84,29 @@ def _readable(raw: dict) -> BertConfig | None:
         return None
 
 
+class _Linear(nn.Linear):
+    """nn.Linear whose weights are left uninitialised: every one is assigned from the checkpoint, and
+    random initialisation cost more than the rest of loading (the meta device costs as much again)."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+class _Embedding(nn.Embedding):
+    """nn.Embedding left uninitialised, like `_Linear`."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
 class BertEmbeddings(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
-        self.word_embeddings = nn.Embedding(
+        self.word_embeddings = _Embedding(
             config.vocab_size, config.hidden_size, padding_idx=config.pad_token_id
         )
-        self.position_embeddings = nn.Embedding(config.max_position_embeddings, config.hidden_size)
-        self.token_type_embeddings = nn.Embedding(config.type_vocab_size, config.hidden_size)
+        self.position_embeddings = _Embedding(config.max_position_embeddings, config.hidden_size)
+        self.token_type_embeddings = _Embedding(config.type_vocab_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
@@ -114,9 +129,9 @@ class BertSelfAttention(nn.Module):
         self.scaling = self.attention_head_size**-0.5
         self.attention = attention
         all_heads = self.num_attention_heads * self.attention_head_size
-        self.query = nn.Linear(config.hidden_size, all_heads)
-        self.key = nn.Linear(config.hidden_size, all_heads)
-        self.value = nn.Linear(config.hidden_size, all_heads)
+        self.query = _Linear(config.hidden_size, all_heads)
+        self.key = _Linear(config.hidden_size, all_heads)
+        self.value = _Linear(config.hidden_size, all_heads)
         self.dropout = nn.Dropout(config.attention_probs_dropout_prob)
 
     def forward(self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None):
@@ -146,7 +161,7 @@ class BertSelfAttention(nn.Module):
 class BertSelfOutput(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.hidden_size)
+        self.dense = _Linear(config.hidden_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
@@ -168,7 +183,7 @@ class BertAttention(nn.Module):
 class BertIntermediate(nn.Module):
     def __init__(self, config: BertConfig):
         super().__init__()
-        self.dense = nn.Linear(config.hidden_size, config.intermediate_size)
+        self.dense = _Linear(config.hidden_size, config.intermediate_size)
 
     def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
         return nn.functional.gelu(self.dense(hidden_states))
@@ -177,7 +192,7 @@ class BertIntermediate(nn.Module):
 class BertOutput(BertSelfOutput):
     def __init__(self, config: BertConfig):
         nn.Module.__init__(self)
-        self.dense = nn.Linear(config.intermediate_size, config.hidden_size)
+        self.dense = _Linear(config.intermediate_size, config.hidden_size)
         self.LayerNorm = nn.LayerNorm(config.hidden_size, eps=config.layer_norm_eps)
         self.dropout = nn.Dropout(config.hidden_dropout_prob)
 
@@ -254,8 +269,7 @@ def load_bert(folder: Path, attention: str):
 
     state = load_file(str(folder / "model.safetensors"))
     state = {name.removeprefix("bert."): tensor for name, tensor in state.items()}
-    with torch.device("meta"):
-        model = BertModel(config, attention)
+    model = BertModel(config, attention)
     expected = set(model.state_dict())
     if not expected <= set(state):
         return None  # a layout we do not know: transformers will say what is wrong with it
