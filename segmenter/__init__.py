@@ -13,6 +13,7 @@ import importlib
 
 _EXPORTS = {
     "Segmenter": "segmenter.segmenter",
+    "TopicSegmenter": "segmenter.topics",
     "Span": "segmenter.decode",
     "Encoder": "segmenter.encoder",
     "DecodeConfig": "segmenter.config",

@@ -1,11 +1,11 @@
-"""The `segmenter` command line: segment, train, bench, analyze.
+"""The `segmenter` command line: segment, topics, train, bench, bench-topics, analyze.
 
 Runtime failures (missing or unreadable input, undecodable bytes, unknown model, broken probe) exit 1
 with one line on stderr; usage errors exit 2 (click's convention). Output files are written atomically:
 to a temporary file beside the target, renamed over it only when everything succeeded. Heavy imports
 (torch, transformers) happen inside commands so `--help` stays fast. Segmentation logic lives in
-`segmenter.segmenter`; the bench and analyze commands live in `benchmarks.cli` and
-`segmenter.analysis.cli`.
+`segmenter.segmenter`; the topics, bench, bench-topics and analyze commands live in
+`segmenter.topics_cli`, `benchmarks.cli`, `benchmarks.topics` and `segmenter.analysis.cli`.
 """
 
 from __future__ import annotations
@@ -584,10 +584,14 @@ def _set_total(bar):
 def _register_optional_commands() -> None:
     """bench and analyze live with their own code; they are imported here so `segmenter --help` lists them."""
     from benchmarks.cli import bench
+    from benchmarks.topics import bench_topics
     from segmenter.analysis.cli import analyze
+    from segmenter.topics_cli import topics
 
     main.add_command(bench)
     main.add_command(analyze)
+    main.add_command(topics)
+    main.add_command(bench_topics)
 
 
 _register_optional_commands()

@@ -62,13 +62,15 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "overwrite": False,
     "preset": DEFAULT_PRESET,
     "precision": "auto",
+    "topics": False,
+    "topic_sensitivity": 1.0,
 }
 SETTINGS = tuple(DEFAULT_CONFIG)
 
 
 @Language.factory(
     "attention_segmenter",
-    assigns=["token.is_sent_start", "doc.sents"],
+    assigns=["token.is_sent_start", "doc.sents", "doc.spans"],
     default_config=DEFAULT_CONFIG,
     default_score_weights={"sents_f": 1.0, "sents_p": 0.0, "sents_r": 0.0},
 )
@@ -83,6 +85,8 @@ def make_attention_segmenter(
     overwrite: bool,
     preset: str,
     precision: str,
+    topics: bool = False,
+    topic_sensitivity: float = 1.0,
 ) -> AttentionSegmenter:
     """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`."""
     component = AttentionSegmenter(
@@ -95,6 +99,8 @@ def make_attention_segmenter(
         overwrite=overwrite,
         preset=preset,
         precision=precision,
+        topics=topics,
+        topic_sensitivity=topic_sensitivity,
     )
     component._nlp = weakref.ref(nlp)  # to tell load-time config overrides from saved settings
     return component
@@ -111,6 +117,9 @@ class AttentionSegmenter(Pipe):
     overwrite:  False keeps boundaries set by an earlier component; True replaces them
     preset:     shipped probe, "accurate" (default), "fast" or "signals" (ignored once a probe is restored)
     precision:  encoder arithmetic, "auto", "float32" or "bfloat16"
+    topics:     also set doc.spans["topics"]: topical sections, each a run of whole sentences
+                (`segmenter.topics.TopicSegmenter` over doc.sents; off by default)
+    topic_sensitivity: how readily a new topic starts (higher: more topics)
     """
 
     def __init__(
@@ -125,6 +134,8 @@ class AttentionSegmenter(Pipe):
         overwrite: bool = False,
         preset: str = DEFAULT_PRESET,
         precision: str = "auto",
+        topics: bool = False,
+        topic_sensitivity: float = 1.0,
     ):
         self.name = name
         self._apply_settings(
@@ -137,10 +148,13 @@ class AttentionSegmenter(Pipe):
                 "overwrite": overwrite,
                 "preset": preset,
                 "precision": precision,
+                "topics": topics,
+                "topic_sensitivity": topic_sensitivity,
             }
         )
         self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
         self._segmenter = None
+        self._topics = None  # the TopicSegmenter, built on first use when `topics` is on
         self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
         self._pid = os.getpid()  # the process whose torch state the encoder uses
 
@@ -173,6 +187,13 @@ class AttentionSegmenter(Pipe):
         self.overwrite = cfg["overwrite"]
         self.preset = cfg["preset"]
         self.precision = cfg["precision"]
+        if not isinstance(cfg["topics"], bool):
+            raise ConfigError(f"topics must be true or false, got {cfg['topics']!r}")
+        from segmenter.topics import check_options
+
+        check_options(None, cfg["topic_sensitivity"], 1, None)
+        self.topics = cfg["topics"]
+        self.topic_sensitivity = cfg["topic_sensitivity"]
 
     @property
     def cfg(self) -> dict[str, Any]:
@@ -221,6 +242,7 @@ class AttentionSegmenter(Pipe):
         error_handler = self.get_error_handler()
         try:
             self.set_annotations([doc], self.predict([doc]))
+            self._set_topics([doc])
             return doc
         except Exception as exc:
             error_handler(self.name, self, [doc], exc)
@@ -241,6 +263,7 @@ class AttentionSegmenter(Pipe):
         for docs in minibatch(stream, size=batch_size):
             try:
                 self.set_annotations(docs, self.predict(docs))
+                self._set_topics(docs)
                 yield from docs
             except Exception as exc:
                 error_handler(self.name, self, docs, exc)
@@ -289,6 +312,28 @@ class AttentionSegmenter(Pipe):
             if not self.overwrite:  # keep what an earlier component set
                 values = np.where(earlier != 0, earlier, values)
             doc.from_array([SENT_START], values.view(np.uint64).reshape(-1, 1))
+
+    def _set_topics(self, docs: list[Doc]) -> None:
+        """With `topics` on, doc.spans["topics"]: runs of whole sentences of doc.sents, one per topic."""
+        if not self.topics:
+            return
+        if self._topics is None:
+            from segmenter.topics import TopicSegmenter
+
+            self._topics = TopicSegmenter(
+                self.segmenter, model=self.model, device=self.device, precision=self.precision
+            )
+        for doc in docs:
+            sentences = [s for s in doc.sents if not all(t.is_space for t in s)] if len(doc) else []
+            if not sentences:
+                doc.spans["topics"] = []
+                continue
+            vectors = self._topics.vectors([s.text for s in sentences])  # (S, D)
+            starts = self._topics.boundaries(vectors, sensitivity=self.topic_sensitivity)
+            edges = [0, *starts, len(sentences)]
+            doc.spans["topics"] = [
+                doc[sentences[a].start : sentences[b - 1].end] for a, b in zip(edges, edges[1:], strict=False)
+            ]
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict[str, Any]:
         """sents_p, sents_r and sents_f of the predicted sentences against the reference ones."""
@@ -359,6 +404,7 @@ class AttentionSegmenter(Pipe):
         self._apply_settings({**self.cfg, **cfg})
         self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
         self._segmenter = None
+        self._topics = None
 
 
 def _read_saved(path: Path, parse: Callable[[bytes], Any], limit: int) -> Any:

@@ -1,0 +1,246 @@
+"""`segmenter bench-topics`: topic segmentation on Choi (2000) set 1 and on UD test concatenations.
+
+    segmenter bench-topics --data ../shared/data --out benchmarks/results/topics-choi-ud
+
+Every system in one run, on the same inputs. Choi documents come as sentences (one per line), so
+systems read those sentences and are scored over them. The UD task (`topic_data.ud_concatenations`)
+is raw text: our sentence segmenter cuts it once (timed), every system reads those sentences, and each
+is scored over the text's whitespace-separated words, so sentence errors count; its chars/s adds the
+sentence step to each system's own time. Pk and WindowDiff come from NLTK (`topic_metrics`), one value
+per document, averaged per subset.
+
+Systems: `attention` (ours, `TopicSegmenter` at its default sensitivity) and `attention:known` (told
+the true number of sections), NLTK's TextTiling (sentences as its paragraphs, stopwords from
+scikit-learn, NLTK's stopword corpus needs a download), `c99` / `c99:known` (`benchmarks.c99`),
+`even:known` (the true number of sections, evenly spaced) and `none` (one section).
+Writes results.json, results.md and similarity_curve.png under --out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import platform
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import numpy as np
+
+from benchmarks.c99 import c99
+from benchmarks.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
+from benchmarks.topic_metrics import scores
+
+SYSTEMS = ("attention", "attention:known", "texttiling", "c99", "c99:known", "even:known", "none")
+UD_TASK = "ud-test"
+
+
+@dataclass
+class Case:
+    """What a system reads: sentences, the number of sections when it is told, and the text length."""
+
+    id: str
+    sentences: list[str]
+    sections: int
+    chars: int
+
+
+def even(n: int, sections: int) -> list[int]:
+    """Starts of `sections` evenly spaced sections over `n` units."""
+    return sorted({round(i * n / sections) for i in range(1, sections)} - {0, n})
+
+
+def texttiling_starts(sentences: Sequence[str]) -> tuple[list[int], bool]:
+    """NLTK TextTiling's section starts over `sentences` (each one of its paragraphs), and whether it
+    ran (it refuses texts shorter than its windows: then one section)."""
+    from nltk.tokenize.texttiling import TextTilingTokenizer
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    text = "\n\n".join(sentences)
+    try:
+        pieces = TextTilingTokenizer(stopwords=sorted(ENGLISH_STOP_WORDS)).tokenize(text)
+    except ValueError:
+        return [], False
+    offsets = np.cumsum([0, *(len(s) + 2 for s in sentences)])[:-1]  # (S,) where each sentence starts
+    starts, position = [], 0
+    for piece in pieces[:-1]:  # the pieces are slices of `text`, in order, cut at paragraph breaks
+        position += len(piece)
+        index = int(np.searchsorted(offsets, position, side="left"))  # the first sentence not before the cut
+        if 0 < index < len(sentences):
+            starts.append(index)
+    return sorted(set(starts)), True
+
+
+def make_systems(topics) -> dict[str, Callable[[Case], list[int]]]:
+    """name -> function(case) -> section starts (sentence indices)."""
+    fallbacks = {"texttiling": 0}
+
+    def tiling(case: Case) -> list[int]:
+        starts, ran = texttiling_starts(case.sentences)
+        fallbacks["texttiling"] += not ran
+        return starts
+
+    systems = {
+        "attention": lambda c: topics.boundaries(topics.vectors(c.sentences)),
+        "attention:known": lambda c: topics.boundaries(topics.vectors(c.sentences), n_topics=c.sections),
+        "texttiling": tiling,
+        "c99": lambda c: c99(c.sentences),
+        "c99:known": lambda c: c99(c.sentences, c.sections),
+        "even:known": lambda c: even(len(c.sentences), c.sections),
+        "none": lambda c: [],
+    }
+    return systems, fallbacks
+
+
+def word_index(text: str) -> Callable[[int], int]:
+    """Maps a character offset of `text` to the index of the whitespace-separated word holding it."""
+    starts = [m.start() for m in re.finditer(r"\S+", text)]
+    return lambda offset: max(0, bisect.bisect_right(starts, offset) - 1), len(starts)
+
+
+def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, samples: int) -> dict:
+    from tqdm import tqdm
+
+    from segmenter.topics import TopicSegmenter
+
+    topics = TopicSegmenter()
+    functions, fallbacks = make_systems(topics)
+    tasks: dict[str, list] = {}
+    for subset in CHOI_SUBSETS:
+        docs = read_choi(subset, data)[:limit]
+        tasks[f"choi-{subset}"] = [
+            (Case(d.id, list(d.sentences), len(d.starts) + 1, len(" ".join(d.sentences))), d.starts)
+            for d in docs
+        ]
+    raw = ud_concatenations(data, samples=samples)[:limit]
+    topics.segmenter.segment(raw[0].text)  # warm-up: first calls are slow
+    started = time.perf_counter()
+    sentence_spans = [topics.segmenter.segment(doc.text) for doc in tqdm(raw, desc="UD sentences")]
+    sentence_seconds = time.perf_counter() - started
+    ud_cases, ud_gold = [], []
+    for doc, spans in zip(raw, sentence_spans, strict=True):
+        ud_cases.append(Case(doc.id, [s.text for s in spans], len(doc.starts) + 1, len(doc.text)))
+        ud_gold.append((doc, spans))
+    tasks[UD_TASK] = list(zip(ud_cases, ud_gold, strict=True))
+    topics.boundaries(topics.vectors(tasks["choi-3-5"][0][0].sentences))  # warm-up: first calls are slow
+    results: dict[str, dict] = {}
+    predictions: dict[str, dict[str, list[int]]] = {}
+    for name in systems:
+        results[name] = {}
+        for task, items in tasks.items():
+            pks, wds, counts, seconds = [], [], [], 0.0
+            for case, gold in tqdm(items, desc=f"{name} {task}", leave=False):
+                started = time.perf_counter()
+                starts = functions[name](case)
+                seconds += time.perf_counter() - started
+                counts.append(len(starts) + 1)
+                if task == UD_TASK:
+                    doc, spans = gold
+                    to_word, n_words = word_index(doc.text)
+                    hyp = sorted({to_word(spans[i].start) for i in starts} - {0})
+                    ref = sorted({to_word(offset) for offset in doc.starts} - {0})
+                    pk, wd = scores(ref, hyp, n_words)
+                    predictions.setdefault(name, {})[case.id] = [spans[i].start for i in starts]
+                else:
+                    pk, wd = scores(gold, starts, len(case.sentences))
+                pks.append(pk)
+                wds.append(wd)
+            chars = sum(case.chars for case, _ in items)
+            if task == UD_TASK:
+                seconds += sentence_seconds
+            results[name][task] = {
+                "pk": float(np.mean(pks)),
+                "windowdiff": float(np.mean(wds)),
+                "n_docs": len(items),
+                "mean_sections": float(np.mean(counts)),
+                "seconds": seconds,
+                "chars_per_s": chars / seconds if seconds > 0 else None,
+            }
+    record = {
+        "command": "segmenter bench-topics --out " + str(out),
+        "environment": {"python": platform.python_version(), "machine": platform.machine()},
+        "tasks": {task: len(items) for task, items in tasks.items()},
+        "ud_sentence_seconds": sentence_seconds,
+        "texttiling_fallbacks": fallbacks["texttiling"],
+        "results": results,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    (out / "results.md").write_text(markdown(record), encoding="utf-8")
+    if "attention" in systems:
+        plot_curve(topics, tasks[UD_TASK][0], predictions["attention"], out / "similarity_curve.png")
+    return record
+
+
+def markdown(record: dict) -> str:
+    """The results table: Pk / WindowDiff per task, chars/s on all of Choi and on UD."""
+    tasks = list(record["tasks"])
+    head = " | ".join(f"{t} Pk / WD" for t in tasks)
+    lines = [
+        f"| system | {head} | chars/s (Choi) | chars/s ({UD_TASK}, with sentences) |",
+        "|---" * (len(tasks) + 3) + "|",
+    ]
+    for name, by_task in record["results"].items():
+        cells = [f"{by_task[t]['pk']:.3f} / {by_task[t]['windowdiff']:.3f}" for t in tasks]
+        choi = [by_task[t] for t in tasks if t.startswith("choi")]
+        choi_rate = sum(r["n_docs"] and r["chars_per_s"] * r["seconds"] for r in choi) / sum(
+            r["seconds"] for r in choi
+        )
+        ud = by_task[UD_TASK]["chars_per_s"]
+        lines.append(f"| {name} | {' | '.join(cells)} | {choi_rate:,.0f} | {ud:,.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> None:
+    """Similarity across each sentence gap of one UD sample, with gold and predicted topic starts."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from segmenter.partition import gap_similarity
+
+    case, (doc, spans) = item
+    curve = gap_similarity(topics.vectors(case.sentences), window=3)  # (S-1,): gap g before sentence g+1
+    starts = [s.start for s in spans]
+    fig, ax = plt.subplots(figsize=(10, 3.2))
+    ax.plot(np.arange(1, len(starts)), curve, color="0.3", lw=1.2, label="similarity across the gap")
+    for i, offset in enumerate(doc.starts):
+        gold = bisect.bisect_left(starts, offset)
+        ax.axvline(
+            gold - 0.1, color="tab:green", lw=2, alpha=0.7, label="gold topic start" if i == 0 else None
+        )
+    for i, offset in enumerate(predicted.get(case.id, [])):
+        ax.axvline(starts.index(offset) + 0.1, color="tab:red", ls="--", lw=1.5,
+                   label="predicted (attention)" if i == 0 else None)  # fmt: skip
+    ax.set_xlabel("sentence")
+    ax.set_ylabel("cosine, 3 sentences each side")
+    ax.set_title(f"{case.id}: ten UD test excerpts joined (Choi's construction)")
+    ax.legend(loc="lower left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+@click.command("bench-topics")
+@click.option("--data", default=None, help="gold data folder [default: $SEGMENTER_DATA or ../shared/data]")
+@click.option("--out", type=click.Path(file_okay=False), required=True, help="folder for the results")
+@click.option(
+    "--system", "systems", multiple=True, type=click.Choice(SYSTEMS), help="repeatable [default: all]"
+)
+@click.option("--limit-docs", type=click.IntRange(min=1), default=None, help="first N documents per task")
+@click.option("--ud-samples", type=click.IntRange(min=1), default=100, show_default=True)
+def bench_topics(data, out, systems, limit_docs, ud_samples) -> None:
+    """Topic segmentation: Pk and WindowDiff on Choi (2000) set 1 and UD test concatenations."""
+    root = data_dir(data)
+    if not (root / "choi2000").is_dir():
+        raise click.ClickException(f"no choi2000 folder in {root}; pass --data or set SEGMENTER_DATA")
+    record = run(root, Path(out), systems or SYSTEMS, limit_docs, ud_samples)
+    click.echo(markdown(record), nl=False)
+
+
+if __name__ == "__main__":
+    bench_topics()
