@@ -70,9 +70,8 @@ class SentenceVectors:
                 batch[b, : len(ids[r])] = ids[r]
                 mask[b, : len(ids[r])] = 1
             mask_t = torch.as_tensor(mask, device=device)
-            hidden = model(input_ids=torch.as_tensor(batch, device=device), attention_mask=mask_t)[
-                0
-            ]  # (B,T,D)
+            ids_t = torch.as_tensor(batch, device=device)
+            hidden = model(input_ids=ids_t, attention_mask=mask_t).last_hidden_state  # (B, T, D)
             weights = mask_t[..., None].to(hidden.dtype)  # (B, T, 1)
             pooled = (hidden * weights).sum(1).float() / weights.sum(1).float().clamp(min=1)  # (B, D)
             pooled = torch.nn.functional.normalize(pooled, dim=-1)
