@@ -33,6 +33,7 @@ import numpy as np
 from benchmarks.datasets import evaluation_items, load_dataset
 from benchmarks.metrics import Counts, score, unmarked_counts
 from segmenter import Segmenter
+from segmenter.config import WindowConfig
 
 DEV = ("EWT", "GUM", "LinES", "ParTUT", "ESLSpok", "Atis")  # the six dev files, in column order
 WITH_PARAGRAPHS = ("EWT", "GUM")  # the dev files with `# newpar`, read in the two layouts too
@@ -123,14 +124,24 @@ def header() -> str:
     show_default=True,
     help="Folder with the UD_English-* treebanks.",
 )
-def main(probes: tuple[str, ...], ud: Path) -> None:
+@click.option(
+    "--stride",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tokens between window starts instead of the probe's own (less overlap: less compute).",
+)
+def main(probes: tuple[str, ...], ud: Path, stride: int | None) -> None:
     """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
     cells = dev_cells(ud)
     click.echo(header())
     for probe in probes:
         segmenter = Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
+        label = probe
+        if stride is not None:
+            segmenter.window = WindowConfig(size=segmenter.window.size, stride=stride)
+            label = f"{probe} (stride {stride})"
         counted = [(name, boundary_counts(segmenter, texts)) for name, texts in cells]
-        click.echo(markdown_row(probe, summary(counted)))
+        click.echo(markdown_row(label, summary(counted)))
 
 
 if __name__ == "__main__":
