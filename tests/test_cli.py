@@ -239,3 +239,16 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_
 def _write(path, data: bytes):
     path.write_bytes(data)
     return path
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
+def test_commands_make_openmp_threads_wait_passively_unless_the_user_chose(
+    monkeypatch, tmp_path, given, expected
+):
+    if given is None:
+        monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    else:
+        monkeypatch.setenv("OMP_WAIT_POLICY", given)
+    result = CliRunner().invoke(main, ["segment", str(tmp_path / "missing.txt")])
+    assert result.exit_code == 1  # the command ran (and refused the missing file)
+    assert os.environ["OMP_WAIT_POLICY"] == expected
