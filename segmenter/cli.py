@@ -578,12 +578,14 @@ def _set_total(bar):
 
 
 def _register_optional_commands() -> None:
-    """bench and analyze live with their own code; they are imported here so `segmenter --help` lists them."""
+    """bench, analyze and models live with their own code; imported here so `segmenter --help` lists them."""
     from benchmarks.cli import bench
     from segmenter.analysis.cli import analyze
+    from segmenter.store_cli import models
 
     main.add_command(bench)
     main.add_command(analyze)
+    main.add_command(models)
 
 
 _register_optional_commands()
