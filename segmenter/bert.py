@@ -226,9 +226,22 @@ class BertModel(nn.Module):
     def __init__(self, config: BertConfig, attention: str = "sdpa"):
         super().__init__()
         self.config = _Config(config)
-        self.attention = attention
         self.embeddings = BertEmbeddings(config)
         self.encoder = BertEncoderStack(config, attention)
+        self.set_attn_implementation(attention)
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return self.embeddings.word_embeddings.weight.dtype
+
+    def set_attn_implementation(self, attention: str) -> None:
+        """Run every block's attention as "sdpa" or "eager" (transformers' method of the same name)."""
+        if attention not in ("sdpa", "eager"):
+            raise ValueError(f"attention implementation {attention!r}: use sdpa or eager")
+        self.attention = attention
+        self.config._attn_implementation = attention
+        for block in self.encoder.layer:
+            block.attention.self.attention = attention
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> BertModelOutput:
         """input_ids, attention_mask: (B, T) -> the last block's output (B, T, D)."""

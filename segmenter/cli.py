@@ -582,16 +582,19 @@ def _set_total(bar):
 
 
 def _register_optional_commands() -> None:
-    """bench and analyze live with their own code; they are imported here so `segmenter --help` lists them."""
+    """bench, analyze, topics and models live with their own code; imported here so `segmenter --help`
+    lists them."""
     from benchmarks.cli import bench
     from benchmarks.topics import bench_topics
     from segmenter.analysis.cli import analyze
+    from segmenter.store_cli import models
     from segmenter.topics_cli import topics
 
     main.add_command(bench)
     main.add_command(analyze)
     main.add_command(topics)
     main.add_command(bench_topics)
+    main.add_command(models)
 
 
 _register_optional_commands()

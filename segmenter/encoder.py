@@ -35,6 +35,7 @@ from urllib.parse import urlparse
 import numpy as np
 import torch
 
+from segmenter import attention_modules, model_store
 from segmenter.adapter import merge
 from segmenter.breaks import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
@@ -126,8 +127,10 @@ def _load(model: str | None, attention: str) -> _Loaded:
     if model is None:
         source, name = str(packaged_model_path()), DEFAULT_MODEL_NAME
     else:
-        source, name = model, model
-    local = model is None or Path(model).exists()
+        # a backbone installed by `segmenter models install` (a local folder of that name wins)
+        installed = None if Path(model).exists() else model_store.resolve(model)
+        source, name = (model if installed is None else str(installed)), model
+    local = model is None or Path(source).exists()
     if local and Path(source).is_dir():
         from segmenter.bert import load_bert
 
@@ -159,7 +162,11 @@ def _load_with_transformers(
     offline = local or bool(why_local)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=offline)
-        encoder = AutoModel.from_pretrained(source, local_files_only=offline, attn_implementation=attention)
+        # "sdpa" is asked for as the default (None): SDPA where the architecture has it, else eager (MPNet)
+        implementation = None if attention == "sdpa" else attention
+        encoder = AutoModel.from_pretrained(
+            source, local_files_only=offline, attn_implementation=implementation
+        )
     except Exception as exc:  # a broken local folder raises anything: TypeError, SafetensorError, ...
         if Path(source).exists():
             raise UnsupportedModelError(
@@ -266,11 +273,10 @@ def _blocks(model) -> list:
             "use a BERT, RoBERTa, ELECTRA or MiniLM style model"
         )
     for block in blocks:
-        attn = getattr(getattr(block, "attention", None), "self", None)
-        if attn is None or not all(hasattr(attn, n) for n in ("query", "key", "value")):
+        if attention_modules.layout(block) is None:
             raise UnsupportedModelError(
-                f"{type(model).__name__} blocks have no attention.self.query/key/value; "
-                "use a BERT-family encoder"
+                f"{type(model).__name__} blocks have no attention.self.query/key/value (nor MPNet's "
+                "attention.attn.q/k/v/o); use a BERT-family or MPNet encoder"
             )
     return list(blocks)
 
@@ -305,7 +311,7 @@ class Encoder:
         self.hidden_size = int(encoder.config.hidden_size)
         self.head_dim = self.hidden_size // self.n_heads
         self.max_positions = int(getattr(encoder.config, "max_position_embeddings", 512))
-        if encoder.config.model_type in ("roberta", "xlm-roberta", "camembert"):
+        if encoder.config.model_type in ("roberta", "xlm-roberta", "camembert", "mpnet"):
             self.max_positions -= 2  # their positions start after the padding index
         keep = self.n_layers if max_layer is None else max_layer
         if not 1 <= keep <= self.n_layers:
@@ -406,9 +412,9 @@ class Encoder:
         blocks = self.model.encoder.layer
         read = set(attention_layers) | set(summary_layers)
         for layer in wanted:
-            attn = blocks[layer - 1].attention.self
+            attn = attention_modules.self_attention(blocks[layer - 1])
             if contexts and layer in layers:
-                hooks.append(attn.register_forward_hook(_keep(store, ("ctx", layer), first=True)))
+                hooks.append(attention_modules.keep_contexts(attn, store, ("ctx", layer)))
             if hidden and layer in layers:
                 hooks.append(
                     blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
@@ -418,7 +424,7 @@ class Encoder:
         bias = key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
         reading = []
         for layer in sorted(read):
-            attn = blocks[layer - 1].attention.self
+            attn = attention_modules.self_attention(blocks[layer - 1])
             attn.forward = self._reading_attention(attn, store, layer, bias)
             reading.append(attn)
         # Blocks after the last wanted one need not run at all.
@@ -463,10 +469,10 @@ class Encoder:
         batches masked by `attention_mask` (B, T); the dict it yields receives that layer's
         probabilities (B, H, T, T) under ("p", layer) and its per-head context vectors (B, T, H*d)
         under ("ctx", layer). Outside inference mode they carry gradients (tuning reads signals)."""
-        attn = self.model.encoder.layer[layer - 1].attention.self
+        attn = attention_modules.self_attention(self.model.encoder.layer[layer - 1])
         store: dict[tuple[str, int], torch.Tensor] = {}
         attn.forward = self._reading_attention(attn, store, layer, key_bias(attention_mask, self.n_heads))
-        hook = attn.register_forward_hook(_keep(store, ("ctx", layer), first=True))
+        hook = attention_modules.keep_contexts(attn, store, ("ctx", layer))
         try:
             yield store
         finally:
@@ -481,22 +487,16 @@ class Encoder:
         probabilities are stored as (B, H, T, T) under ("p", layer).
         """
         heads, dim = self.n_heads, self.head_dim
+        if hasattr(attn, "o"):  # MPNet: relative position bias, output projection inside the module
+            return attention_modules.mpnet_reading_attention(attn, store, layer, bias, heads, dim)
 
         def forward(hidden_states: torch.Tensor, *_args, **_kwargs):
             batch, length, _ = hidden_states.shape
-
-            def split(linear) -> torch.Tensor:  # (B, T, H*d) -> (B*H, T, d)
-                out = linear(hidden_states).view(batch, length, heads, dim).transpose(1, 2)
-                return out.reshape(batch * heads, length, dim)
-
-            q, k, v = split(attn.query), split(attn.key), split(attn.value)
-            # scores in the encoder's precision (a bfloat16 product is 4x a float32 one on CPU),
-            # softmax in float32
-            scores = torch.baddbmm(bias.to(q.dtype), q, k.transpose(1, 2), alpha=dim**-0.5)  # (B*H, T, T)
-            probs = torch.softmax(scores.float(), dim=-1)
+            projections = (attn.query, attn.key, attn.value)
+            q, k, v = (attention_modules.split_heads(p(hidden_states), heads, dim) for p in projections)
+            probs, context = attention_modules.attend(q, k, v, bias)  # (B*H, T, T), (B*H, T, d)
             store[("p", layer)] = probs.view(batch, heads, length, length)
-            context = torch.bmm(probs.to(v.dtype), v)  # (B*H, T, d)
-            return context.view(batch, heads, length, dim).transpose(1, 2).reshape(batch, length, -1), None
+            return attention_modules.merge_heads(context, batch), None
 
         return forward
 

@@ -1,4 +1,5 @@
-"""Shared fixtures: the real packaged backbone (offline) and a tiny random BERT for fast unit tests."""
+"""Shared fixtures: the real packaged backbone (offline), and a tiny random BERT and MPNet for fast unit
+tests."""
 
 from __future__ import annotations
 
@@ -37,6 +38,38 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
     source = packaged_model_path()
     for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         shutil.copy(source / name, path / name)
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_mpnet_dir(tmp_path_factory) -> Path:
+    """A randomly initialised 12-layer x 12-head MPNet (hidden 48) with an MPNet tokenizer (`<s>`, `</s>`,
+    `<pad>` at MPNet's ids 0, 2, 1) over the packaged WordPiece vocabulary. Its relative position bias
+    is drawn large, so that a kernel that left it out would give other attention."""
+    import torch
+    from transformers import MPNetConfig, MPNetModel, MPNetTokenizerFast
+
+    from segmenter.encoder import packaged_model_path
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny-mpnet")
+    specials = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+    words = (packaged_model_path() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    vocab = ["<s>", "<pad>", "</s>", "[UNK]"] + [w for w in words if w not in specials] + ["<mask>"]
+    tokenizer = MPNetTokenizerFast(vocab={w: i for i, w in enumerate(vocab)}, do_lower_case=True)
+    config = MPNetConfig(
+        vocab_size=len(vocab),
+        hidden_size=48,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=96,
+        max_position_embeddings=130,
+    )
+    model = MPNetModel(config)
+    with torch.no_grad():
+        model.encoder.relative_attention_bias.weight.normal_(0.0, 2.0)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
     return path
 
 

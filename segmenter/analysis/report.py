@@ -144,6 +144,12 @@ def _provenance(heads: dict) -> str:
         f"{heads['n_tokens']} tokens; {heads['n_layers']} layers x {heads['n_heads']} heads "
         f"of {heads['head_dim']} dimensions."
     )
+    special = heads.get("special_tokens") or {}
+    if special and (special.get("cls"), special.get("sep")) != ("[CLS]", "[SEP]"):
+        text += (
+            f" [CLS] and [SEP] stand for this model's own `{special['cls']}` and `{special['sep']}` "
+            "(the tokenizer's cls_token and sep_token) throughout."
+        )
     if heads.get("command"):
         text = f"Produced by `{heads['command']}`.\n\n" + text
     return text
