@@ -71,8 +71,12 @@ def refuse_ray_only(ctx: click.Context) -> None:
 
 def run(files, fmt, output, settings, encoding, errors, progress, options: dict) -> None:
     """Segment `files` on Ray into the folder `output`; one-line errors (exit 1) for runtime failures."""
+    from click.core import ParameterSource
+
     from segmenter.ray_output import FORMATS, StagedFolder
 
+    if click.get_current_context().get_parameter_source("fmt") is not ParameterSource.COMMANDLINE:
+        fmt = "jsonl"  # the engine's default: the local default, lines, has no ids or offsets
     if fmt not in FORMATS:
         raise click.UsageError(f"--engine ray writes --format {' or '.join(FORMATS)}, not {fmt}")
     if output == "-" or not files:
