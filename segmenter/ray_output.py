@@ -32,6 +32,7 @@ from segmenter.io import ENDING_SIGNALS
 from segmenter.ray_engine import OUTPUT_SCHEMA, SEGMENT_FIELDS
 
 ROWS_PER_SHARD = 100_000
+_TAKEN_OVER = {signal.SIGINT, signal.SIGTERM}
 FORMATS = ("jsonl", "parquet")
 SEGMENT_SCHEMA = pa.schema([OUTPUT_SCHEMA.field(name) for name in SEGMENT_FIELDS])
 
@@ -57,8 +58,10 @@ class StagedFolder:
     def __enter__(self) -> Path:
         self.check()
         if threading.current_thread() is threading.main_thread():
-            for signum in ENDING_SIGNALS:  # Ray sets handlers of its own that would exit at once
-                if signal.getsignal(signum) != signal.SIG_IGN:
+            for signum in ENDING_SIGNALS:
+                handler = signal.getsignal(signum)
+                # Ray's driver handles SIGTERM by exiting at once: that one is taken over too
+                if handler == signal.SIG_DFL or (signum in _TAKEN_OVER and handler != signal.SIG_IGN):
                     self._previous[signum] = signal.signal(signum, _interrupt)
         self.staging = self.target.parent / f".{self.target.name}.{secrets.token_hex(6)}.partial"
         try:

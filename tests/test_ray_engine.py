@@ -95,7 +95,7 @@ def test_killed_actor_loses_and_repeats_nothing(ray_instance, local, ewt_texts):
     assert without_score(rows) == expected_rows(local, documents)
 
 
-def write_inputs(folder: Path, big_text: str | None = None) -> None:
+def write_inputs(folder: Path) -> None:
     folder.mkdir()
     (folder / "a.txt").write_text("It rained all day. We stayed in.\n", encoding="utf-8")
     (folder / "bad.txt").write_bytes(b"Caf\xe9 au lait. Good.")
@@ -113,8 +113,6 @@ def write_inputs(folder: Path, big_text: str | None = None) -> None:
         pa.table({"doc": ["p1", "p2"], "body": ["Parquet text. Second sentence.", None]}),
         folder / "e.parquet",
     )
-    if big_text is not None:
-        (folder / "big.txt").write_text(big_text, encoding="utf-8")
 
 
 EXPECTED_ERRORS = [
@@ -132,28 +130,40 @@ EXPECTED_ERRORS = [
 ]
 
 
-@pytest.mark.slow
-def test_cli_bad_documents_and_a_large_file(ray_instance, local, ewt_texts, tmp_path):
-    big = "\n\n".join(ewt_texts * 60)[: (1 << 20) + 5000]  # over one read (1 MiB) of real text
-    inputs = tmp_path / "in"
-    write_inputs(inputs, big)
-    out = tmp_path / "out"
-    args = ["segment", "--engine", "ray", str(inputs), "-o", str(out), "--preset", "fast"]
-    result = CliRunner().invoke(main, [*args, "--text-column", "body", "--id-column", "doc", "--actors", "2"])
+def run_cli(inputs: Path, out: Path, *options: str):
+    args = ["segment", "--engine", "ray", str(inputs), "-o", str(out), "--preset", "fast", *options]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    errors = read_jsonl(out / "errors.jsonl")
-    assert errors == [{**e, "id": e["id"].format(**{"in": inputs})} for e in EXPECTED_ERRORS]
     manifest = json.loads((out / "manifest.json").read_text())
     rows = [row for shard in manifest["shards"] for row in read_jsonl(out / shard)]
+    return manifest, rows, read_jsonl(out / "errors.jsonl")
+
+
+def test_cli_reports_bad_documents_and_segments_the_rest(ray_instance, local, tmp_path):
+    inputs = tmp_path / "in"
+    write_inputs(inputs)
+    out = tmp_path / "out"
+    manifest, rows, errors = run_cli(inputs, out, "--text-column", "body", "--id-column", "doc")
+    assert errors == [{**e, "id": e["id"].format(**{"in": inputs})} for e in EXPECTED_ERRORS]
     good = [
         (f"{inputs}/a.txt", "It rained all day. We stayed in.\n"),
-        (f"{inputs}/big.txt", big),
         ("j1", "One more. And another."),
         ("p1", "Parquet text. Second sentence."),
     ]
     assert without_score(rows) == expected_rows(local, good)
-    assert manifest["documents_segmented"] == 4 and manifest["errors"] == len(EXPECTED_ERRORS)
+    assert manifest["documents_segmented"] == 3 and manifest["errors"] == len(EXPECTED_ERRORS)
     assert sorted(os.listdir(tmp_path)) == ["in", "out"]  # no staging folder left
+
+
+@pytest.mark.slow
+def test_cli_file_over_one_read_equals_local(ray_instance, local, ewt_texts, tmp_path):
+    big = "\n\n".join(ewt_texts * 60)[: (1 << 20) + 5000]  # over one read (1 MiB) of real text
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "big.txt").write_text(big, encoding="utf-8")
+    manifest, rows, errors = run_cli(inputs, tmp_path / "out", "--actors", "1")
+    assert errors == [] and manifest["documents_segmented"] == 1
+    assert without_score(rows) == expected_rows(local, [(f"{inputs}/big.txt", big)])
 
 
 def test_cli_parquet_output_and_rerun_refused(ray_instance, local, tmp_path):
