@@ -5,8 +5,8 @@ documents with the columns `id`, `text` and `read_error`, which `segmenter.ray_e
 its matches, in name order) and refuses, with an `InputError`, a name that matches nothing. A text
 file is one document whose id is its path as listed. A JSONL file (`.jsonl`) is a document per line,
 with its text in `text_column` and its id in `id_column` (default: `PATH:LINE`, from 1). A Parquet
-file (`.parquet`) is a document per row; without `id_column` the id is the SHA-1 of the text.
-Files are read by Ray tasks, so on a cluster every node must see the paths. A document that cannot
+file (`.parquet`) is a document per row (id: `id_column`, default `PATH:ROW`, from 1). Each file is
+read whole by one Ray task, so on a cluster every node must see the paths. A document that cannot
 be read (bytes that do not decode, a line that is not a JSON object, a missing or non-string text)
 gets its reason in `read_error` instead of a text. Nothing here segments or writes.
 """
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from segmenter.errors import InputError
 from segmenter.ray_engine import READ_ERROR_COLUMN, read_documents, text_of
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 JSONL_SUFFIXES = (".jsonl",)
 PARQUET_SUFFIXES = (".parquet",)
-DOCUMENT_SCHEMA = pa.schema([("id", pa.string()), ("text", pa.string()), (READ_ERROR_COLUMN, pa.string())])
 
 
 def expand_inputs(inputs: list[str]) -> list[str]:
@@ -64,34 +64,17 @@ def documents_dataset(
     """One dataset of the documents of `files` (see the module docstring), in file order."""
     import ray.data
 
-    parquet = [f for f in files if f.endswith(PARQUET_SUFFIXES)]
-    others = [f for f in files if not f.endswith(PARQUET_SUFFIXES)]
-    parts = []
-    if others:
-        listing = ray.data.from_items([{"path": path} for path in others], override_num_blocks=len(others))
-        parts.append(
-            listing.flat_map(
-                _read_file,
-                fn_kwargs={
-                    "text_column": text_column,
-                    "id_column": id_column,
-                    "encoding": encoding,
-                    "errors": errors,
-                },
-                num_cpus=0,  # reading is light: the actors may take every CPU without starving it
-            )
-        )
-    if parquet:
-        table = ray.data.read_parquet(parquet, num_cpus=0)
-        parts.append(
-            table.map_batches(
-                _parquet_documents,
-                fn_kwargs={"text_column": text_column, "id_column": id_column},
-                batch_format="pyarrow",
-                num_cpus=0,
-            )
-        )
-    return parts[0] if len(parts) == 1 else parts[0].union(*parts[1:])
+    listing = ray.data.from_items([{"path": path} for path in files], override_num_blocks=len(files))
+    return listing.flat_map(
+        _read_file,
+        fn_kwargs={
+            "text_column": text_column,
+            "id_column": id_column,
+            "encoding": encoding,
+            "errors": errors,
+        },
+        num_cpus=0,  # reading is light: the actors may take every CPU without starving it
+    )
 
 
 def _read_file(row: dict, text_column: str, id_column: str | None, encoding: str, errors: str) -> Iterator:
@@ -101,6 +84,9 @@ def _read_file(row: dict, text_column: str, id_column: str | None, encoding: str
             data = stream.read()
     except OSError as exc:  # gone or changed since it was listed
         yield {"id": path, "text": None, READ_ERROR_COLUMN: f"cannot read ({exc.strerror or exc})"}
+        return
+    if path.endswith(PARQUET_SUFFIXES):
+        yield from _parquet_documents(path, data, text_column, id_column)
         return
     if not path.endswith(JSONL_SUFFIXES):
         text, error = text_of(data, encoding, errors)
@@ -138,7 +124,13 @@ def _jsonl_document(
     return document(doc_id, value)
 
 
-def _parquet_documents(batch: pa.Table, text_column: str, id_column: str | None) -> pa.Table:
-    documents = read_documents(batch, text_column, id_column, "utf-8", "strict")
-    columns = list(zip(*documents, strict=True)) if documents else [[], [], []]
-    return pa.Table.from_arrays([pa.array(c, pa.string()) for c in columns], schema=DOCUMENT_SCHEMA)
+def _parquet_documents(path: str, data: bytes, text_column: str, id_column: str | None) -> Iterator[dict]:
+    try:
+        table = pq.read_table(pa.BufferReader(data))
+    except (pa.ArrowException, OSError) as exc:
+        yield {"id": path, "text": None, READ_ERROR_COLUMN: f"not a Parquet file ({exc})"}
+        return
+    if id_column is None:  # rows are numbered from 1, like JSONL lines
+        table = table.append_column("_row", pa.array([f"{path}:{n}" for n in range(1, table.num_rows + 1)]))
+    for doc_id, text, error in read_documents(table, text_column, id_column or "_row", "utf-8", "strict"):
+        yield {"id": doc_id, "text": text, READ_ERROR_COLUMN: error}

@@ -33,7 +33,7 @@ ENGINE_OPTIONS = [
     ),
     click.option("--text-column", default="text", show_default=True, help="JSONL/Parquet text field (ray)."),
     click.option(
-        "--id-column", default=None, help="JSONL/Parquet id field (ray; default: PATH:LINE / SHA-1)."
+        "--id-column", default=None, help="JSONL/Parquet id field (ray; default: PATH:LINE / PATH:ROW)."
     ),
     click.option("--actors", type=click.IntRange(min=1), default=None, help="Actors in the pool (ray)."),
     click.option(
