@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from segmenter import ray_run
 from segmenter.breaks import LINE_BREAKS
 from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
 from segmenter.io import STDIO, AtomicOutput, checked_input
@@ -117,10 +118,11 @@ def main() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["lines", "jsonl"]),
+    type=click.Choice(["lines", "jsonl", "parquet"]),
     default="lines",
     show_default=True,
-    help="lines: one segment per line; jsonl: one JSON object per segment with offsets.",
+    help="lines: one segment per line; jsonl: one JSON object per segment with offsets; parquet: "
+    "(--engine ray) the same fields in Parquet shards.",
 )
 @click.option(
     "-o",
@@ -140,6 +142,7 @@ def main() -> None:
     help="On undecodable bytes: fail (strict) or substitute U+FFFD (replace).",
 )
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only on a terminal).")
+@ray_run.engine_options
 def segment(
     files,
     fmt,
@@ -155,9 +158,22 @@ def segment(
     encoding,
     errors,
     progress,
+    engine,
+    **engine_settings,
 ):
     """Split FILES (or stdin, or '-') into sentences."""
     from segmenter.errors import SegmenterError
+
+    if engine == "ray":  # FILES may also be folders, globs, JSONL and Parquet files
+        from segmenter.ray_engine import SegmenterSettings
+
+        settings = SegmenterSettings(
+            model, strategy, threshold, device, batch_size, probe, None, precision, preset
+        )
+        return ray_run.run(files, fmt, output, settings, encoding, errors, progress, engine_settings)
+    ray_run.refuse_ray_only(click.get_current_context())
+    if fmt == "parquet":
+        raise click.UsageError("--format parquet needs --engine ray")
 
     names = list(files) or ["-"]
     if any(not name.strip() for name in names):
