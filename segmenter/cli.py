@@ -613,8 +613,11 @@ def _register_optional_commands() -> None:
     main.add_command(models)
 
 
-_register_optional_commands()
+if __name__ == "__main__":
+    # `python -m segmenter.cli`: run the module under its own name, so that command modules which import
+    # `segmenter.cli` (topics_cli) meet the one copy, with its commands registered, not this one.
+    from segmenter.cli import main as entry_point
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
+    entry_point()
+else:
+    _register_optional_commands()

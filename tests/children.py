@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -16,12 +18,25 @@ def child_environment() -> dict[str, str]:
 
 
 def run_shell(script: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `script` with bash in `cwd` (process substitution, FIFOs and pipes as a user would write them)."""
-    return subprocess.run(
+    """Run `script` with bash in `cwd` (process substitution, FIFOs and pipes as a user would write them).
+
+    In a session of its own: after `timeout` seconds everything it started is killed, including
+    background children that outlived the shell and hold its output pipes (`subprocess.run` would
+    then wait for them forever), and TimeoutExpired is raised."""
+    with subprocess.Popen(
         ["bash", "-c", script],
         cwd=cwd,
         env=child_environment(),
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=timeout,
-    )
+        start_new_session=True,
+    ) as shell:
+        try:
+            stdout, stderr = shell.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(shell.pid, signal.SIGKILL)
+            shell.communicate()
+            raise
+    return subprocess.CompletedProcess(shell.args, shell.returncode, stdout, stderr)

@@ -252,3 +252,17 @@ def test_commands_make_openmp_threads_wait_passively_unless_the_user_chose(
     result = CliRunner().invoke(main, ["segment", str(tmp_path / "missing.txt")])
     assert result.exit_code == 1  # the command ran (and refused the missing file)
     assert os.environ["OMP_WAIT_POLICY"] == expected
+
+
+def test_python_dash_m_runs_the_cli_with_every_command():
+    """`python -m segmenter.cli` (how the tests and some users run it) loads the commands that import
+    `segmenter.cli` themselves without an import cycle."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "segmenter.cli", "--help"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    for command in ("segment", "topics", "models", "bench", "analyze", "train"):
+        assert f"  {command} " in done.stdout
