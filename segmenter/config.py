@@ -7,7 +7,8 @@ field and the accepted range. Nothing in this module touches models, tokenizers 
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, fields
 
 from segmenter.errors import ConfigError
 
@@ -105,6 +106,67 @@ class DecodeConfig:
         check_probability("threshold", self.threshold)
         if self.max_chars is not None:
             check_integer("max_chars", self.max_chars, 1, "or None")
+
+
+@dataclass(frozen=True)
+class SegmenterConfig:
+    """Everything a `Segmenter` is built from, validated at construction (nothing loads here). The
+    library, the CLI (`segmenter segment`, `topics`, `--engine ray`) and the spaCy component all build
+    one and pass it whole.
+
+    model:      None (the packaged all-MiniLM-L6-v2), a Hugging Face id, or a local path.
+    strategy:   "probe" (a trained probe), "sep-attention" or "similarity" (the paper's unsupervised
+                scores).
+    threshold:  boundary probability cut-off (None: the probe's tuned ones, per condition, or the
+                strategy's).
+    device:     torch device of the encoder.
+    batch_size: encoder windows per forward pass.
+    probe:      a probe folder from `segmenter train`, or a loaded `segmenter.probe.Probe`
+                (None: the shipped `preset` for the model).
+    max_chars:  optional cap on segment length.
+    precision:  "auto" (bfloat16 where the hardware has it natively, else float32), "float32" or
+                "bfloat16".
+    preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast" or
+                "signals" (segmenter/models/README.md).
+    """
+
+    model: str | None = None
+    strategy: str = "probe"
+    threshold: float | None = None
+    device: str = "cpu"
+    batch_size: int = 16
+    probe: object = None  # str | segmenter.probe.Probe | None (a PathLike is stored as str)
+    max_chars: int | None = None
+    precision: str = "auto"
+    preset: str = DEFAULT_PRESET
+
+    def __post_init__(self) -> None:
+        check_strategy(self.strategy)
+        check_preset(self.preset)
+        check_precision(self.precision)
+        check_batch_size(self.batch_size)
+        DecodeConfig(threshold=0.5 if self.threshold is None else self.threshold, max_chars=self.max_chars)
+        object.__setattr__(
+            self, "model", _path_or_name("model", self.model, "a Hugging Face id or a local path")
+        )
+        if not isinstance(self.device, str):
+            raise ConfigError(f"device must be a name such as cpu or cuda, got {self.device!r}")
+        if self.probe is None or isinstance(self.probe, str | os.PathLike):
+            object.__setattr__(self, "probe", _path_or_name("probe", self.probe, "a folder or a Probe"))
+        # any other object must be a loaded Probe: `Segmenter` checks that (this module loads no models)
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(field.name for field in fields(cls))
+
+
+def _path_or_name(name: str, value, accepted: str) -> str | None:
+    """`value` (None, a name or a path) as a str or None; ConfigError for anything else."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise ConfigError(f"{name} must be None, {accepted}, got {type(value).__name__} {value!r}")
 
 
 def check_strategy(strategy: str) -> str:

@@ -1,10 +1,9 @@
 """Run encoder windows through the model and hand back each window's gap features.
 
-Shared by inference (`Segmenter`, `segmenter.stream`) and training (`segmenter.train`): `window_stream`
-sorts the windows of many texts by length (to limit padding), batches them and runs each batch once;
-`batch_stream` does the same one batch at a time; `run_batch` runs one batch, whose inputs
-`window_inputs` builds (training builds its batches with it too). Scoring, averaging and
-decoding happen in the callers.
+Shared by inference (`segmenter.gap_scorer.GapScorer`) and training (`segmenter.train`, `segmenter.tune`):
+`run_batch` runs one batch, whose inputs `window_inputs` builds; `window_stream` sorts the windows of
+many texts by length (to limit padding), batches them and runs each batch once, for training's
+feature extraction. Scoring, averaging and decoding happen in the callers.
 """
 
 from __future__ import annotations
@@ -40,7 +39,8 @@ def batch_stream(
     features: FeatureConfig,
     batch_size: int,
 ) -> Iterator[list[tuple[Window, WindowFeatures]]]:
-    """The (window, features) pairs of `window_stream`, one list per encoder batch."""
+    """The (window, features) pairs of `window_stream`, one list per encoder batch (the batches
+    `GapScorer.gap_scores` runs for the same texts)."""
     windows = [w for i, t in enumerate(tokens) for w in plan(len(t), window, text=i) if len(w) >= 2]
     windows.sort(key=len)
     for start in range(0, len(windows), batch_size):

@@ -1,9 +1,12 @@
 """`Segmenter`: text in, sentence spans out, through one encoder pass over sliding windows.
 
-Flow per batch of texts: tokenize with offsets -> plan windows -> run windows (batched across texts,
-sorted by length to limit padding) -> gap features per window -> gap probabilities per window
-(probe or an unsupervised score) -> weighted average over overlapping windows -> decode at word-start
-gaps into spans. The text is never modified; every span is an offset range into the caller's string.
+It resolves a `SegmenterConfig` into the parts of the one inference path: the probe and its settings
+(features, window, thresholds per condition), the encoder (with the probe's deltas merged) and the
+`GapScorer` over them. Flow: tokenize with offsets -> plan windows -> run windows -> gap features ->
+gap probabilities (probe or an unsupervised score) -> weighted average over overlapping windows ->
+decode at word-start gaps into spans. `segment` and `segment_stream` feed one `TextStream`; `pipe`
+and `gap_probabilities` pool the windows of many whole texts into shared batches. The text is never
+modified; every span is an offset range into the caller's string.
 
 Training lives in `segmenter.train`; the spaCy wrapper in `segmenter.spacy_component`.
 """
@@ -11,33 +14,30 @@ Training lives in `segmenter.train`; the spaCy wrapper in `segmenter.spacy_compo
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
     FeatureConfig,
+    SegmenterConfig,
     WindowConfig,
     check_batch_size,
     check_preset,
-    check_strategy,
 )
 from segmenter.decode import Span, decode
 from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
 from segmenter.errors import ConfigError, ProbeError
-from segmenter.extract import batch_stream
-from segmenter.features import SIGNALS, WindowFeatures, sep_attention_score, similarity_score
+from segmenter.features import SIGNALS
+from segmenter.gap_scorer import GapScorer
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
-from segmenter.stream import LOOK_CHARS, TextStream
+from segmenter.stream import TextStream, condition_for
 from segmenter.surface import flag_count
-from segmenter.windows import GapAverager
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
 # see segmenter/models/README.md). A score z maps to probability sigmoid(z), so 0.78 means z >= 1.27.
@@ -89,47 +89,36 @@ class Segmenter:
     >>> [s.text for s in seg.segment("It rained. We stayed in.")]
     ['It rained.', 'We stayed in.']
 
-    model:     None (packaged default), a Hugging Face id, or a local path
-    strategy:  "probe" (default), "sep-attention" or "similarity"
-    threshold: boundary probability cut-off (None: the probe's or strategy's tuned default)
-    probe:     folder of a probe trained with `segmenter train`, or a loaded `Probe`
-               (None: the one shipped for the backbone)
-    max_chars: optional cap on segment length
-    precision: "auto" (bfloat16 where the hardware has it, else float32), "float32" or "bfloat16"
-    preset:    which shipped probe to use when `probe` is None: "accurate" (the default: blocks 1-3 tuned
-               with the probe), "fast" (blocks 1-2 tuned: faster, a little less accurate) or "signals"
-               ("fast" that also reads block 2's attention signals); see
-               segmenter/models/README.md ("frozen" was retired: `config.RETIRED_PRESETS` says why)
+    Built from one `SegmenterConfig` (see it for every setting), given whole or as its fields:
+    `Segmenter(SegmenterConfig(preset="fast"))` and `Segmenter(preset="fast")` are the same segmenter
+    (fields given beside a config replace its values).
     """
 
-    def __init__(
-        self,
-        model: str | None = None,
-        strategy: str = "probe",
-        threshold: float | None = None,
-        device: str = "cpu",
-        batch_size: int = 16,
-        probe: str | Path | Probe | None = None,
-        max_chars: int | None = None,
-        precision: str = "auto",
-        preset: str = DEFAULT_PRESET,
-    ):
-        # every argument is checked before anything loads: one ConfigError naming the argument
-        self.strategy = check_strategy(strategy)
-        check_preset(preset)
-        self.batch_size = check_batch_size(batch_size)
-        DecodeConfig(threshold=0.5 if threshold is None else threshold, max_chars=max_chars)
-        model = _path_or_name("model", model, "a Hugging Face id or a local path")
-        if not isinstance(probe, Probe):
-            probe = _path_or_name("probe", probe, "a folder or a Probe")
-        backbone = DEFAULT_MODEL_NAME if model is None else model
+    def __init__(self, config: SegmenterConfig | None = None, **settings):
+        if config is not None and not isinstance(config, SegmenterConfig):
+            raise ConfigError(
+                f"Segmenter takes a SegmenterConfig or keyword settings, got {type(config).__name__} "
+                f"{config!r}; pass the model as Segmenter(model=...)"
+            )
+        unknown = sorted(set(settings) - set(SegmenterConfig.field_names()))
+        if unknown:
+            raise TypeError(f"Segmenter got unknown settings {', '.join(unknown)}")
+        # every setting is checked before anything loads: one ConfigError naming it
+        config = replace(config, **settings) if config is not None else SegmenterConfig(**settings)
+        if config.probe is not None and not isinstance(config.probe, str | Probe):
+            raise ConfigError(
+                f"probe must be None, a folder or a Probe, got {type(config.probe).__name__} {config.probe!r}"
+            )
+        self.config = config
+        self.strategy, self.batch_size = config.strategy, config.batch_size
+        backbone = DEFAULT_MODEL_NAME if config.model is None else config.model
         self.probe: Probe | None = None
-        if strategy == "probe":
+        if config.strategy == "probe":
             try:
-                self.probe = load_probe_for(backbone, probe, preset)
+                self.probe = load_probe_for(backbone, config.probe, config.preset)
             except ProbeError:
-                if model is not None:
-                    Encoder(model, device=device, max_layer=1)  # a missing model is the first thing to report
+                if config.model is not None:  # a missing model is the first thing to report
+                    Encoder(config.model, device=config.device, max_layer=1)
                 raise
             meta_file = (
                 "the probe's meta"
@@ -137,11 +126,12 @@ class Segmenter:
                 else str(Path(self.probe.source) / "meta.json")
             )
             settings = settings_from_meta(self.probe.meta, source=meta_file)
-            self.features, self.window = settings.features, settings.window
+            features, window = settings.features, settings.window
             default_threshold, per_condition = settings.threshold, settings.thresholds
         else:
-            self.features, default_threshold = UNSUPERVISED[strategy]
-            self.window, per_condition = WindowConfig(), {}
+            features, default_threshold = UNSUPERVISED[config.strategy]
+            window, per_condition = WindowConfig(), {}
+        threshold, max_chars = config.threshold, config.max_chars
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
@@ -152,19 +142,30 @@ class Segmenter:
             else self.decoding
             for condition in ("clean", "corrupt")
         }
-        self.encoder = Encoder(
-            model,
-            device=device,
-            max_layer=max(self.features.layers),
-            precision=precision,
+        encoder = Encoder(
+            config.model,
+            device=config.device,
+            max_layer=max(features.layers),
+            precision=config.precision,
             deltas=self.probe.deltas if self.probe is not None else None,
         )
-        if self.window.size > self.encoder.max_positions:
-            self.window = WindowConfig(
-                size=self.encoder.max_positions, stride=self.encoder.max_positions // 2
-            )
+        if window.size > encoder.max_positions:
+            window = WindowConfig(size=encoder.max_positions, stride=encoder.max_positions // 2)
         if self.probe is not None:
-            check_probe_fits(self.probe, self.features, self.encoder)
+            check_probe_fits(self.probe, features, encoder)
+        self.scorer = GapScorer(encoder, features, window, self.probe, config.strategy)
+
+    @property
+    def encoder(self) -> Encoder:
+        return self.scorer.encoder
+
+    @property
+    def features(self) -> FeatureConfig:
+        return self.scorer.features
+
+    @property
+    def window(self) -> WindowConfig:
+        return self.scorer.window
 
     # -- public API ---------------------------------------------------------------------------------
 
@@ -181,8 +182,12 @@ class Segmenter:
         _refuse_one_text(chunks, "chunks", "segment(text)")
         return self._stream_spans(chunks)
 
+    def stream(self) -> TextStream:
+        """A `TextStream` of this segmenter: `feed` it chunks, then `close` it."""
+        return TextStream(self.scorer, self.batch_size, self._decodings)
+
     def _stream_spans(self, chunks: Iterable[str]) -> Iterator[Span]:
-        stream = TextStream(self)
+        stream = self.stream()
         for chunk in chunks:
             yield from stream.feed(chunk)
         yield from stream.close()
@@ -192,9 +197,11 @@ class Segmenter:
         return [span.text for span in self.segment(text)]
 
     def pipe(self, texts: Iterable[str], batch_size: int | None = None) -> Iterator[list[Span]]:
-        """One list of spans per text, in order; windows are batched across texts (faster for many
-        short texts; rounding in a batch shared with other texts can move a probability that sits
-        exactly at the threshold, so a span may rarely differ from `segment(text)`)."""
+        """One list of spans per text, in order: the boundaries `segment(text)` finds, with the windows
+        of up to TEXTS_PER_CHUNK texts sorted by length into shared encoder batches (faster for many
+        short texts). With `batch_size=1` every span equals `segment(text)`'s exactly; in a shared
+        batch, float rounding moves probabilities slightly, so a boundary whose probability lies at
+        the threshold may rarely differ."""
         _refuse_one_text(texts, "texts", "segment(text)")
         if batch_size is not None:
             check_batch_size(batch_size)
@@ -211,13 +218,12 @@ class Segmenter:
 
     def decoding_for(self, text: str) -> DecodeConfig:
         """The decoding settings for `text`: those of its `condition_for`."""
-        return self._decodings[self.condition_for(text)]
+        return self._decodings[condition_for(text)]
 
     @staticmethod
     def condition_for(text: str) -> str:
-        """ "corrupt" (read with the unpunctuated threshold) if the first LOOK_CHARS characters of `text`
-        have no case or punctuation, else "clean" (a streamed text is judged by its start too)."""
-        return "corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"
+        """ "corrupt" (read with the unpunctuated threshold) or "clean": `segmenter.stream.condition_for`."""
+        return condition_for(text)
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""
@@ -227,45 +233,12 @@ class Segmenter:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
         tokens = [self.tokenize(text) for text in texts]
-        averagers = [GapAverager(len(t)) for t in tokens]
-        for batch in batch_stream(self.encoder, tokens, self.window, self.features, size):
-            for (window, _), scores in zip(batch, self.score_batch([f for _, f in batch]), strict=True):
-                averagers[window.text].add(window, scores)
-        return [_candidates(t, a.result()) for t, a in zip(tokens, averagers, strict=True)]
+        scores = self.scorer.gap_scores(tokens, size)
+        return [_candidates(t, s) for t, s in zip(tokens, scores, strict=True)]
 
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
-        """`text`'s tokens with the surface features this segmenter's probe reads (`line_state`: what
-        the text before `text` left open, for a stream's pieces)."""
-        features = self.features
-        return self.encoder.tokenize(text, features.surface, features.lines, line_state)
-
-    def score_batch(self, windows: list[WindowFeatures]) -> list[np.ndarray]:
-        """Per window, (n-1,) boundary probabilities of its gaps; one probe call for all of them."""
-        if self.probe is None or not windows:
-            return [self.score_gaps(features) for features in windows]
-        dtype = torch.bfloat16 if self.encoder.precision == "bfloat16" else torch.float32
-        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context, dtype)
-
-    def score_gaps(self, features: WindowFeatures) -> np.ndarray:
-        """(n-1,) boundary probabilities of the gaps of one window."""
-        if self.probe is not None:
-            return self.probe.predict(features.gap_matrix(self.features.context))
-        raw = (
-            sep_attention_score(features) if self.strategy == "sep-attention" else similarity_score(features)
-        )
-        return 1.0 / (1.0 + np.exp(-raw))
-
-
-_SENTENCE_PUNCTUATION = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
-
-
-def looks_unpunctuated(text: str) -> bool:
-    """True when `text` has no upper-case letter and no sentence-final punctuation (a transcript, chat).
-
-    >>> looks_unpunctuated("so we left early"), looks_unpunctuated("So we left."), looks_unpunctuated("ok.")
-    (True, False, False)
-    """
-    return text == text.lower() and _SENTENCE_PUNCTUATION.search(text) is None
+        """`text`'s tokens with the surface features this segmenter's probe reads."""
+        return self.scorer.tokenize(text, line_state)
 
 
 def _candidates(tokens: Tokens, gap_probs: np.ndarray) -> GapProbabilities:
@@ -280,15 +253,6 @@ def _refuse_one_text(texts, name: str, instead: str) -> None:
     """A str (or bytes) where an iterable of texts belongs would be read character by character."""
     if isinstance(texts, str | bytes):
         raise TypeError(f"{name} must be an iterable of str, not one {type(texts).__name__}; use {instead}")
-
-
-def _path_or_name(name: str, value, accepted: str) -> str | None:
-    """`value` (None, a name or a path) as a str or None; ConfigError for anything else."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    raise ConfigError(f"{name} must be None, {accepted}, got {type(value).__name__} {value!r}")
 
 
 def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:

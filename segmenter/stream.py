@@ -7,9 +7,11 @@ whitespace character separates words, the encoder handing those the tokenizer wo
 spaces; characters it does delete, such as a zero-width space, join the words around them and are
 never cut before), windows are planned exactly as `segmenter.windows.plan` plans them for the whole
 token sequence and run in the same batches, each gap's score is averaged once every window covering it
-has run, and the `segmenter.decode.Decoder` turns final gaps into spans. Nothing depends on where the
-chunks were cut, so a text segmented in one piece and the same text streamed give identical spans;
-`Segmenter.segment` is this class fed with one chunk.
+has run, and the `segmenter.decode.Decoder` turns final gaps into spans. Windows come from
+`segmenter.windows.WindowPlanner` and are averaged by `segmenter.windows.GapAverager`, scored by the
+shared `segmenter.gap_scorer.GapScorer`: the same objects `Segmenter.pipe` uses for texts held whole.
+Nothing depends on where the chunks were cut, so a text segmented in one piece and the same text
+streamed give identical spans; `Segmenter.segment` is this class fed with one chunk.
 
 Memory holds the current piece, one batch of windows and the text since the last final boundary.
 Reading files and writing output live in `segmenter.io` and the CLI.
@@ -19,24 +21,37 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from segmenter.config import FeatureConfig
+from segmenter.config import DecodeConfig, FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
-from segmenter.extract import run_batch
+from segmenter.gap_scorer import GapScorer
 from segmenter.line_features import TEXT_START, line_state_after
 from segmenter.surface import flag_count
-from segmenter.windows import Window, gap_weights
-
-if TYPE_CHECKING:
-    from segmenter.segmenter import Segmenter
+from segmenter.windows import GapAverager, Window, WindowPlanner
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time
-LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (see Segmenter.decoding_for)
+LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (`condition_for`)
+_SENTENCE_PUNCTUATION = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+
+
+def looks_unpunctuated(text: str) -> bool:
+    """True when `text` has no upper-case letter and no sentence-final punctuation (a transcript, chat).
+
+    >>> looks_unpunctuated("so we left early"), looks_unpunctuated("So we left."), looks_unpunctuated("ok.")
+    (True, False, False)
+    """
+    return text == text.lower() and _SENTENCE_PUNCTUATION.search(text) is None
+
+
+def condition_for(text: str) -> str:
+    """ "corrupt" (read with the unpunctuated threshold) if the first LOOK_CHARS characters of `text`
+    have no case or punctuation, else "clean". A streamed text is judged by its start too, so a text
+    gets the same threshold whether it is segmented whole or streamed."""
+    return "corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"
 
 
 def _deleted_by_tokenizer(char: str) -> bool:
@@ -73,14 +88,19 @@ def cut_point(text: str, start: int = 0, limit: int = PIECE_CHARS) -> int | None
 
 class TextStream:
     """Spans of one text fed in chunks: `feed(chunk)` and `close()` yield spans in order, with offsets
-    into the whole text (the concatenation of the chunks)."""
+    into the whole text (the concatenation of the chunks).
 
-    def __init__(self, segmenter: Segmenter):
-        self.seg = segmenter
-        self.encoder = segmenter.encoder
-        self.content = segmenter.window.content
-        self.stride = segmenter.window.stride
-        self.decoder = Decoder(segmenter.decoding)
+    scorer:     the gap scorer (tokens, encoder windows, probabilities) every entry point shares.
+    batch_size: windows per encoder batch.
+    decodings:  the decoding settings per condition ("clean", "corrupt"); the text's start chooses
+                (`condition_for`).
+    """
+
+    def __init__(self, scorer: GapScorer, batch_size: int, decodings: Mapping[str, DecodeConfig]):
+        self.scorer = scorer
+        self.batch_size = batch_size
+        self.decodings = decodings
+        self.decoder = Decoder(decodings["clean"])
         self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
         self._head: list[str] = []  # the text's start, kept until the choice is made
         self._head_len = 0
@@ -90,14 +110,13 @@ class TextStream:
         self._pending_base = 0
         self._previous_char = " "  # the last character of the text so far that the tokenizer keeps
         # token buffer: tokens from global index self._tok_base on, with global character offsets
-        self._tokens = _empty_tokens(self.seg.features)
+        self._tokens = _empty_tokens(scorer.features)
         self._line_state = TEXT_START  # what the text so far leaves open for the line features
         self._tok_base = 0
-        self._gap_sum = np.zeros(0)  # (n-1,) per buffered gap; gap i lies after token i
-        self._gap_weight = np.zeros(0)
+        self._planner = WindowPlanner(scorer.window)  # windows in global token indices
+        self._averager = GapAverager()  # gap i lies after global token i
         self._final = 0  # gaps before this global index have their final score
-        self._next_start = 0  # global token index where the next window starts
-        self._queued: list[Window] = []  # planned windows (global token indices) not yet run
+        self._queued: list[Window] = []  # planned windows not yet run
 
     # -- public ---------------------------------------------------------------------------------------
 
@@ -149,15 +168,15 @@ class TextStream:
 
     def _decide(self) -> None:
         if not self._decided:
-            self.decoder.config = self.seg.decoding_for("".join(self._head)[:LOOK_CHARS])
+            self.decoder.config = self.decodings[condition_for("".join(self._head))]
             self._decided, self._head = True, []
 
     def _add_piece(self, piece: str) -> None:
         base = self._pending_base
         self._pending_base += len(piece)
         self.decoder.add_text(piece, [base + offset for offset in blank_line_boundaries(piece)])
-        new = self.seg.tokenize(piece, self._line_state)
-        if self.seg.features.lines:
+        new = self.scorer.tokenize(piece, self._line_state)
+        if self.scorer.features.lines:
             self._line_state = line_state_after(piece, new.offsets, self._line_state)
         # glued: the piece's first kept character continues the word the previous piece ended with
         first = _first_kept(piece)
@@ -166,7 +185,7 @@ class TextStream:
             and first != ""
             and not _is_separator(first)
             and not _is_separator(self._previous_char)
-            and self.encoder.joins(self._previous_char, first)
+            and self.scorer.encoder.joins(self._previous_char, first)
         )
         self._previous_char = _first_kept(reversed(piece)) or self._previous_char
         if len(new) == 0:
@@ -181,46 +200,21 @@ class TextStream:
             word_start=np.concatenate([old.word_start, new.word_start]),
             surface=surface,
         )
-        n_gaps = max(len(self._tokens) - 1, 0)
-        grow = n_gaps - len(self._gap_sum)
-        self._gap_sum = np.concatenate([self._gap_sum, np.zeros(grow)])
-        self._gap_weight = np.concatenate([self._gap_weight, np.zeros(grow)])
+        self._averager.grow(self._n_tokens)
 
     # -- windows --------------------------------------------------------------------------------------
 
-    def _plan(self, final: bool) -> None:
-        """Queue the windows `plan` would make for the whole text that are certain by now."""
-        n = self._n_tokens
-        if not final:
-            while self._next_start + self.content < n:  # then this start is below n_total - content
-                self._queue(self._next_start)
-            return
-        if n <= self.content:
-            if self._next_start == 0 and n >= 2:
-                self._queued.append(Window(0, 0, n))
-            self._next_start = max(n, 1)
-            return
-        while self._next_start < n - self.content:
-            self._queue(self._next_start)
-        self._queued.append(Window(0, n - self.content, n))  # the last window ends at the text's end
-        self._next_start = n
-
-    def _queue(self, start: int) -> None:
-        self._queued.append(Window(0, start, start + self.content))
-        self._next_start += self.stride
-
     def _run(self, final: bool) -> Iterator[Span]:
         """Run every full batch of queued windows (every batch when `final`), then emit final spans."""
-        self._plan(final)
-        size = self.seg.batch_size
+        planned = self._planner.advance(self._n_tokens, final)
+        self._queued.extend(w for w in planned if len(w) >= 2)
+        size = self.batch_size
         while len(self._queued) >= size or (final and self._queued):
             batch, self._queued = self._queued[:size], self._queued[size:]
             self._score(batch)
             if not final:
-                # No later window starts before the next planned one, nor before the last window
-                # (which ends at the text's end, so starts at n_final - content >= n_now - content).
-                upcoming = self._queued[0].start if self._queued else self._next_start
-                self._finalise(min(upcoming, self._n_tokens - self.content))
+                upcoming = self._queued[0].start if self._queued else self._n_tokens
+                self._finalise(min(upcoming, self._planner.first_start(self._n_tokens)))
         if self._decided and not final:
             yield from self.decoder.advance(self._known_upto())
 
@@ -228,11 +222,8 @@ class TextStream:
         """Run one batch and add its gap scores into the running averages."""
         base = self._tok_base
         local = [Window(0, w.start - base, w.end - base) for w in batch]
-        pairs = run_batch(self.encoder, [self._tokens], local, self.seg.features)
-        for (window, _), scores in zip(pairs, self.seg.score_batch([f for _, f in pairs]), strict=True):
-            weights = gap_weights(len(window))  # scores: (len(window) - 1,)
-            self._gap_sum[window.start : window.end - 1] += weights * scores
-            self._gap_weight[window.start : window.end - 1] += weights
+        for window, scores in zip(batch, self.scorer.score([self._tokens], local), strict=True):
+            self._averager.add(window, scores)  # scores: (len(window) - 1,)
 
     def _finalise(self, frontier: int) -> None:
         """Hand the decoder every gap before global token index `frontier` (no later window covers
@@ -241,7 +232,7 @@ class TextStream:
         base = self._tok_base
         lo, hi = self._final - base, frontier - base
         if hi > lo:
-            probs = (self._gap_sum[lo:hi] / np.maximum(self._gap_weight[lo:hi], 1e-12)).astype(np.float32)
+            probs = self._averager.averages(self._final, frontier)
             starts = self._tokens.word_start[lo + 1 : hi + 1]  # gap i: a candidate if token i+1 starts a word
             offsets = self._tokens.offsets[lo + 1 : hi + 1, 0]
             self.decoder.add_candidates(offsets[starts], probs[starts])
@@ -267,7 +258,7 @@ class TextStream:
             word_start=t.word_start[drop:],
             surface=None if t.surface is None else t.surface[drop:],
         )
-        self._gap_sum, self._gap_weight = self._gap_sum[drop:], self._gap_weight[drop:]
+        self._averager.trim(keep_from)
         self._tok_base = keep_from
 
 

@@ -131,12 +131,10 @@ def tiny_conllu(tmp_path) -> Path:
 def monkeypatch_module():
     """Small stream pieces and a short look-ahead, so a few hundred characters cross many piece
     boundaries."""
-    import segmenter.segmenter as segmenter_module
     import segmenter.stream as stream
 
     patch = pytest.MonkeyPatch()
     patch.setattr(stream, "PIECE_CHARS", 24)
     patch.setattr(stream, "LOOK_CHARS", 30)
-    patch.setattr(segmenter_module, "LOOK_CHARS", 30)
     yield patch
     patch.undo()

@@ -21,7 +21,7 @@ import segmenter.cli as cli
 import segmenter.stream as stream
 from segmenter.config import DecodeConfig
 from segmenter.decode import Decoder, blank_line_boundaries, decode
-from segmenter.stream import TextStream, cut_point
+from segmenter.stream import cut_point
 
 WORDS = st.sampled_from(
     ["the", "Cat", "sat.", "It", "rained!", "a", "b,", "Yes?", "ok", "\u00e9t\u00e9", "9.5"]
@@ -234,7 +234,7 @@ def test_hard_cut_inside_a_run_of_form_feeds(tiny_bert_dir, tiny_probe_dir, monk
 
 def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_module):
     paragraph = "The cat sat on the mat and it rained all day long.\n\n"
-    text_stream = TextStream(tiny_segmenter)
+    text_stream = tiny_segmenter.stream()
     spans, largest_text, largest_tokens = [], 0, 0
     for _ in range(400):
         spans.extend(text_stream.feed(paragraph))

@@ -1,0 +1,69 @@
+"""Boundary probabilities of the gaps between tokens: tokens -> windows -> encoder -> features -> probe.
+
+`GapScorer` is the one inference path every entry point shares (`Segmenter.segment`, `segment_stream`,
+`pipe`, the CLI, the spaCy component): it tokenizes text with the surface features its probe reads,
+runs a batch of windows through the encoder, turns each window's features into one probability per gap
+(the trained probe, or one of the paper's unsupervised scores) and, for texts held whole, pools the
+windows of many texts into shared encoder batches (`gap_scores`). Streaming feeds the same scorer a
+window batch at a time (`segmenter.stream`). Decoding probabilities into spans lives in
+`segmenter.decode`; choosing the model, probe and thresholds in `segmenter.segmenter`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.encoder import Encoder, Tokens
+from segmenter.extract import run_batch
+from segmenter.features import sep_attention_score, similarity_score
+from segmenter.line_features import TEXT_START, LineState
+from segmenter.probe import Probe
+from segmenter.windows import GapAverager, Window, plan
+
+
+class GapScorer:
+    """Per-gap boundary probabilities from `encoder` read through `features`: by `probe` when it is
+    given, else by the unsupervised `strategy` ("sep-attention" or "similarity")."""
+
+    def __init__(
+        self,
+        encoder: Encoder,
+        features: FeatureConfig,
+        window: WindowConfig,
+        probe: Probe | None,
+        strategy: str = "probe",
+    ):
+        self.encoder, self.features, self.window = encoder, features, window
+        self.probe, self.strategy = probe, strategy
+
+    def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
+        """`text`'s tokens with the surface features the probe reads (`line_state`: what the text
+        before `text` left open, for a stream's pieces)."""
+        features = self.features
+        return self.encoder.tokenize(text, features.surface, features.lines, line_state)
+
+    def score(self, tokens: list[Tokens], batch: list[Window]) -> list[np.ndarray]:
+        """Per window of `batch` (run as one encoder batch; `tokens[w.text]` holds window w's tokens),
+        the (len(w)-1,) boundary probabilities of its gaps."""
+        if not batch:
+            return []
+        windows = [features for _, features in run_batch(self.encoder, tokens, batch, self.features)]
+        if self.probe is None:
+            score = sep_attention_score if self.strategy == "sep-attention" else similarity_score
+            return [1.0 / (1.0 + np.exp(-score(features))) for features in windows]
+        dtype = torch.bfloat16 if self.encoder.precision == "bfloat16" else torch.float32
+        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context, dtype)
+
+    def gap_scores(self, tokens: list[Tokens], batch_size: int) -> list[np.ndarray]:
+        """Per text, the (n-1,) averaged probabilities of its gaps. The windows of all texts are
+        sorted by length (stably) and run `batch_size` at a time, so short texts share batches."""
+        windows = [w for i, t in enumerate(tokens) for w in plan(len(t), self.window, text=i) if len(w) >= 2]
+        windows.sort(key=len)
+        averagers = [GapAverager(len(t)) for t in tokens]
+        for start in range(0, len(windows), batch_size):
+            batch = windows[start : start + batch_size]
+            for window, scores in zip(batch, self.score(tokens, batch), strict=True):
+                averagers[window.text].add(window, scores)
+        return [averager.result() for averager in averagers]
