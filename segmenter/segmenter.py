@@ -91,14 +91,19 @@ class Segmenter:
 
     Built from one `SegmenterConfig` (see it for every setting), given whole or as its fields:
     `Segmenter(SegmenterConfig(preset="fast"))` and `Segmenter(preset="fast")` are the same segmenter
-    (fields given beside a config replace its values).
+    (fields given beside a config replace its values); `Segmenter("path/to/model")` is
+    `Segmenter(model="path/to/model")`.
     """
 
-    def __init__(self, config: SegmenterConfig | None = None, **settings):
+    def __init__(self, config: SegmenterConfig | str | os.PathLike | None = None, **settings):
+        if isinstance(config, str | os.PathLike):  # Segmenter("path/or/name"), as from_pretrained reads
+            if "model" in settings:
+                raise ConfigError("the model is given twice: positionally and as model=")
+            config, settings = None, {**settings, "model": os.fspath(config)}
         if config is not None and not isinstance(config, SegmenterConfig):
             raise ConfigError(
-                f"Segmenter takes a SegmenterConfig or keyword settings, got {type(config).__name__} "
-                f"{config!r}; pass the model as Segmenter(model=...)"
+                f"Segmenter takes a model name or folder, a SegmenterConfig or keyword settings, "
+                f"got {type(config).__name__} {config!r}"
             )
         unknown = sorted(set(settings) - set(SegmenterConfig.field_names()))
         if unknown:

@@ -131,9 +131,20 @@ def test_config_names_the_bad_setting_before_anything_loads(settings, named):
         Segmenter(**settings)
 
 
+def test_a_positional_model_is_the_model_setting(tiny_bert_dir, tmp_path):
+    by_position = Segmenter(tiny_bert_dir, strategy="sep-attention")
+    assert by_position.config == Segmenter(model=str(tiny_bert_dir), strategy="sep-attention").config
+    text = "one two three. four five six."
+    assert by_position.segment(text) == Segmenter(model=str(tiny_bert_dir), strategy="sep-attention").segment(
+        text
+    )
+    with pytest.raises(ConfigError, match="given twice"):
+        Segmenter(str(tiny_bert_dir), model=str(tmp_path))
+
+
 def test_segmenter_refuses_what_is_not_a_config():
-    with pytest.raises(ConfigError, match="Segmenter\\(model=...\\)"):
-        Segmenter("bert-base-uncased")
+    with pytest.raises(ConfigError, match="a model name or folder, a SegmenterConfig"):
+        Segmenter(3)
     with pytest.raises(TypeError, match="unknown settings colour"):
         Segmenter(colour="red")
 
