@@ -1,4 +1,4 @@
-"""Where each supported encoder architecture keeps its self-attention, and how to read MPNet's.
+"""Where each supported encoder architecture keeps its self-attention, and how its attention is read.
 
 BERT-style blocks (BERT, RoBERTa, ELECTRA, MiniLM) keep it at `block.attention.self`, with `query`,
 `key` and `value` projections, and the module's output is the per-head context before the output
@@ -7,15 +7,34 @@ inside the same module, and adds a relative position bias (B, H, T, T), computed
 the encoder, to every layer's scores. So for MPNet the context vectors are the input of `o`, and our
 attention kernel, which keeps the probabilities, must add that bias as the model does.
 
-The BERT kernel lives in `segmenter.encoder`; this module holds what differs. Leaves out: loading,
-batching, and what is done with the captured tensors.
+Reading a layer's attention means running it through our kernel (`attend`), which keeps the
+probabilities, in place of the model's own (fused SDPA never materialises them). How the kernel gets
+in, by model:
+- the packaged default and other plain BERT folders run on `segmenter.bert`, whose self-attention has
+  a `reader` slot for exactly this;
+- BERT-layout models loaded through transformers dispatch their attention through transformers'
+  `AttentionInterface`: `use_reading_attention` registers an attention function that runs our kernel
+  in the modules being read and the model's own kernel (SDPA or its eager products, with the same
+  masks) everywhere else;
+- MPNet's attention does not dispatch through `AttentionInterface` (transformers 5.24 computes it
+  inline), so its module's `forward` is replaced while it is read (`mpnet_reading_attention`).
+Leaves out: loading, batching, and what is done with the captured tensors.
 """
 
 from __future__ import annotations
 
+import sys
+import weakref
+from collections.abc import Callable
+
 import torch
 
 MPNET = "mpnet"
+# query, key, value (B, H, T, d) -> context vectors (B, T, H*d); keeps the probabilities it computes
+Reader = Callable[[torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+# transformers' attention modules being read now, and the reader each runs
+_READERS: weakref.WeakKeyDictionary[torch.nn.Module, Reader] = weakref.WeakKeyDictionary()
+_READING_PREFIX = "segmenter_reading_"
 
 
 def layout(block) -> str | None:
@@ -49,6 +68,73 @@ def keep_contexts(attn: torch.nn.Module, store: dict, key: tuple[str, int]):
         store[key] = output[0]
 
     return attn.register_forward_hook(after)
+
+
+def bert_reader(store: dict, layer: int, bias: torch.Tensor, heads: int, dim: int) -> Reader:
+    """The reader of a BERT-layout `layer`: our kernel (`attend`) over the real keys given by `bias`
+    (B*H, 1, T), storing the probabilities as (B, H, T, T) under ("p", layer)."""
+
+    def read(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+        batch, _, length, _ = query.shape
+        q, k, v = (x.reshape(batch * heads, length, dim) for x in (query, key, value))  # (B*H, T, d)
+        probs, context = attend(q, k, v, bias)  # (B*H, T, T), (B*H, T, d)
+        store[("p", layer)] = probs.view(batch, heads, length, length)
+        return merge_heads(context, batch)
+
+    return read
+
+
+def use_reading_attention(model) -> bool:
+    """Switch a transformers model whose self-attention dispatches through `AttentionInterface` to the
+    reading attention function (the model's own kernel until a module is being read, see
+    `attach_reader`); False, and nothing changed, for a model that does not dispatch (MPNet)."""
+    kernel = getattr(model.config, "_attn_implementation", None)
+    blocks = model.encoder.layer
+    if kernel not in ("sdpa", "eager") or not blocks or layout(blocks[0]) != "bert":
+        return False
+    modeling = sys.modules[type(self_attention(blocks[0])).__module__]
+    if not hasattr(modeling, "ALL_ATTENTION_FUNCTIONS") or not hasattr(modeling, "eager_attention_forward"):
+        return False
+    from transformers import AttentionInterface
+    from transformers.masking_utils import AttentionMaskInterface, eager_mask, sdpa_mask
+
+    name = _READING_PREFIX + kernel
+    AttentionInterface.register(name, _reading_attention_function(kernel))
+    AttentionMaskInterface.register(name, sdpa_mask if kernel == "sdpa" else eager_mask)  # the same masks
+    model.set_attn_implementation(name)
+    return True
+
+
+def _reading_attention_function(kernel: str):
+    """An attention function in `AttentionInterface`'s signature: query, key, value (B, H, T, d) ->
+    ((B, T, H, d) output, weights or None)."""
+
+    def attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        reader = _READERS.get(module)
+        if reader is not None:
+            return reader(query, key, value), None  # (B, T, H*d): the module reshapes it as (B, T, -1)
+        if kernel == "sdpa":
+            from transformers import AttentionInterface
+
+            own = AttentionInterface._global_mapping["sdpa"]
+        else:  # the model's own eager products, defined in its modeling module
+            own = sys.modules[type(module).__module__].eager_attention_forward
+        return own(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
+
+    return attention
+
+
+def attach_reader(attn: torch.nn.Module, reader: Reader) -> Callable[[], None]:
+    """Make the self-attention module `attn` run `reader` until the returned function is called."""
+    if hasattr(attn, "reader"):  # segmenter.bert's own self-attention
+        attn.reader = reader
+
+        def detach() -> None:
+            attn.reader = None
+
+        return detach
+    _READERS[attn] = reader
+    return lambda: _READERS.pop(attn, None)
 
 
 def split_heads(x: torch.Tensor, heads: int, dim: int) -> torch.Tensor:

@@ -120,7 +120,9 @@ class BertEmbeddings(nn.Module):
 
 
 class BertSelfAttention(nn.Module):
-    """softmax(Q K^T / sqrt(d) + mask) V per head, by SDPA or by plain products (`attention`)."""
+    """softmax(Q K^T / sqrt(d) + mask) V per head, by SDPA or by plain products (`attention`), or by
+    `reader` when one is set: a callable (query, key, value (B, H, T, d)) -> contexts (B, T, H*d),
+    which `segmenter.encoder` sets while it reads this layer's attention probabilities."""
 
     def __init__(self, config: BertConfig, attention: str):
         super().__init__()
@@ -133,6 +135,7 @@ class BertSelfAttention(nn.Module):
         self.key = _Linear(config.hidden_size, all_heads)
         self.value = _Linear(config.hidden_size, all_heads)
         self.dropout = nn.Dropout(config.attention_probs_dropout_prob)
+        self.reader = None
 
     def forward(self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None):
         """hidden_states (B, T, D); attention_mask (B, 1, T, T) as `attention_masks` builds it, or None
@@ -142,6 +145,8 @@ class BertSelfAttention(nn.Module):
         query = self.query(hidden_states).view(*shape).transpose(1, 2)  # (B, H, T, d)
         key = self.key(hidden_states).view(*shape).transpose(1, 2)
         value = self.value(hidden_states).view(*shape).transpose(1, 2)
+        if self.reader is not None:
+            return self.reader(query, key, value), None
         dropout = self.dropout.p if self.training else 0.0
         if self.attention == "sdpa":
             context = nn.functional.scaled_dot_product_attention(

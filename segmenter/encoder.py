@@ -327,6 +327,11 @@ class Encoder:
         self.device = resolved_device
         dtype = torch.bfloat16 if self.precision == "bfloat16" else torch.float32
         self.model = encoder.to(self.device, dtype=dtype).eval()
+        # a transformers model reads attention through a registered attention function (segmenter.bert
+        # has its own slot for it; MPNet has neither, see segmenter.attention_modules)
+        self._dispatches_attention = not hasattr(
+            attention_modules.self_attention(blocks[0]), "reader"
+        ) and attention_modules.use_reading_attention(self.model)
         self._loaded = loaded
         self._backend = loaded.backend
         self._backend.no_truncation()
@@ -419,14 +424,10 @@ class Encoder:
                 hooks.append(
                     blocks[layer - 1].register_forward_hook(_keep(store, ("hid", layer), first=None))
                 )
-        # Layers whose attention is read compute it once, in our own attention (which keeps the
+        # Layers whose attention is read compute it once, in our own attention kernel (which keeps the
         # probabilities); the others run the model's own (`attention_kernel`).
         bias = key_bias(mask, self.n_heads) if read else None  # (B*H, 1, T)
-        reading = []
-        for layer in sorted(read):
-            attn = attention_modules.self_attention(blocks[layer - 1])
-            attn.forward = self._reading_attention(attn, store, layer, bias)
-            reading.append(attn)
+        detach = [self._attach_reader(blocks[layer - 1], store, layer, bias) for layer in sorted(read)]
         # Blocks after the last wanted one need not run at all.
         saved = self.model.encoder.layer
         self.model.encoder.layer = torch.nn.ModuleList(list(saved)[: wanted[-1]])
@@ -436,8 +437,8 @@ class Encoder:
             self.model.encoder.layer = saved
             for hook in hooks:
                 hook.remove()
-            for attn in reading:
-                del attn.forward  # back to the class's forward
+            for undo in detach:
+                undo()
 
         ctx = None
         if contexts and layers:
@@ -469,36 +470,38 @@ class Encoder:
         batches masked by `attention_mask` (B, T); the dict it yields receives that layer's
         probabilities (B, H, T, T) under ("p", layer) and its per-head context vectors (B, T, H*d)
         under ("ctx", layer). Outside inference mode they carry gradients (tuning reads signals)."""
-        attn = attention_modules.self_attention(self.model.encoder.layer[layer - 1])
+        block = self.model.encoder.layer[layer - 1]
+        attn = attention_modules.self_attention(block)
         store: dict[tuple[str, int], torch.Tensor] = {}
-        attn.forward = self._reading_attention(attn, store, layer, key_bias(attention_mask, self.n_heads))
+        detach = self._attach_reader(block, store, layer, key_bias(attention_mask, self.n_heads))
         hook = attention_modules.keep_contexts(attn, store, ("ctx", layer))
         try:
             yield store
         finally:
             hook.remove()
-            del attn.forward  # back to the class's forward
+            detach()
 
-    def _reading_attention(self, attn, store: dict, layer: int, bias: torch.Tensor):
-        """A forward for the self-attention module `attn` of `layer` that also keeps its probabilities.
+    def _attach_reader(self, block, store: dict, layer: int, bias: torch.Tensor):
+        """Make `block`'s self-attention run our kernel, which also keeps its probabilities, until the
+        returned function is called (how, by model: `segmenter.attention_modules`).
 
         The model's own attention up to rounding (scores in the encoder's precision, softmax in float32
         over the real keys given by `bias` (B*H, 1, T): 0 for real keys, -inf for padding); the
         probabilities are stored as (B, H, T, T) under ("p", layer).
         """
+        attn = attention_modules.self_attention(block)
         heads, dim = self.n_heads, self.head_dim
-        if hasattr(attn, "o"):  # MPNet: relative position bias, output projection inside the module
-            return attention_modules.mpnet_reading_attention(attn, store, layer, bias, heads, dim)
-
-        def forward(hidden_states: torch.Tensor, *_args, **_kwargs):
-            batch, length, _ = hidden_states.shape
-            projections = (attn.query, attn.key, attn.value)
-            q, k, v = (attention_modules.split_heads(p(hidden_states), heads, dim) for p in projections)
-            probs, context = attention_modules.attend(q, k, v, bias)  # (B*H, T, T), (B*H, T, d)
-            store[("p", layer)] = probs.view(batch, heads, length, length)
-            return attention_modules.merge_heads(context, batch), None
-
-        return forward
+        if attention_modules.layout(block) == attention_modules.MPNET:  # no dispatch point to use
+            attn.forward = attention_modules.mpnet_reading_attention(attn, store, layer, bias, heads, dim)
+            return lambda: delattr(attn, "forward")  # back to the class's forward
+        if not (hasattr(attn, "reader") or self._dispatches_attention):
+            raise UnsupportedModelError(
+                f"the attention of {self.name!r} cannot be read: its self-attention does not dispatch "
+                "through transformers' AttentionInterface; use a probe or strategy that reads no attention"
+            )
+        return attention_modules.attach_reader(
+            attn, attention_modules.bert_reader(store, layer, bias, heads, dim)
+        )
 
 
 def key_bias(mask: torch.Tensor, heads: int) -> torch.Tensor:

@@ -54,11 +54,8 @@ class SentenceVectors:
         out = np.zeros((len(sentences), self.dimension), dtype=np.float32)
         if not sentences:
             return out
-        tokenizer = self.encoder.tokenizer
-        ids = [
-            tokenizer(s, truncation=True, max_length=self.max_tokens, add_special_tokens=True)["input_ids"]
-            for s in sentences
-        ]
+        encoder, keep = self.encoder, self.max_tokens - 2  # room for [CLS] and [SEP]
+        ids = [[encoder.cls_id, *encoder.tokenize(s).ids[:keep].tolist(), encoder.sep_id] for s in sentences]
         order = np.argsort([len(i) for i in ids], kind="stable")  # batch similar lengths: less padding
         model, device = self.encoder.model, self.encoder.device
         for first in range(0, len(order), self.batch_size):

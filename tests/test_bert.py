@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 
@@ -118,3 +119,48 @@ def test_the_default_model_segments_without_importing_transformers_models():
     spans, modules = out.splitlines()
     assert spans == "['It rained.', 'We stayed in.']"
     assert modules == "[]"
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_transformers_models_read_attention_through_a_registered_attention_function(
+    tiny_bert_dir, monkeypatch, precision
+):
+    """Through transformers the encoder switches the model to its registered attention function: the
+    layers it does not read run the model's own kernel (SDPA, or eager products in bfloat16) bit for
+    bit, and the probabilities it keeps are the model's own attention weights."""
+    from transformers import BertModel
+
+    monkeypatch.setattr("segmenter.bert.load_bert", lambda *_: None)
+    encoder = Encoder(str(tiny_bert_dir), precision=precision)
+    assert encoder.model.config._attn_implementation.startswith("segmenter_reading_")
+    kernel = encoder.model.config._attn_implementation.removeprefix("segmenter_reading_")
+    reference = BertModel.from_pretrained(tiny_bert_dir, attn_implementation=kernel).eval()
+    reference = reference.to(next(encoder.model.parameters()).dtype)
+    ids, mask = _batch()
+    capture = encoder.forward(ids.numpy(), mask.numpy(), layers=(3,), attention_layers=(2,), hidden=True)
+    with torch.inference_mode():
+        own = reference(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+    hidden = own.hidden_states[3].float().numpy()  # block 3's output
+    real = mask.numpy().astype(bool)
+    if precision == "float32":  # reading layer 2 rounds differently from SDPA only in the last bits
+        np.testing.assert_allclose(capture.hidden[0][real], hidden[real], atol=1e-5)
+    weights = eager_weights(reference, ids, mask, layer=2)  # (B, H, T, T)
+    tolerance = 2e-2 if precision == "bfloat16" else 1e-5
+    for row, n in enumerate(mask.sum(1).tolist()):  # the real queries and keys of each row
+        np.testing.assert_allclose(
+            capture.attentions[0, row, :, :n, :n], weights[row, :, :n, :n], atol=tolerance
+        )
+    plain = encoder.forward(ids.numpy(), mask.numpy(), layers=(1,), hidden=True)
+    with torch.inference_mode():
+        first = reference(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states[1]
+    assert (plain.hidden[0] == first.float().numpy()).all()  # no layer read: the model's own kernel
+
+
+def eager_weights(model, ids, mask, layer: int) -> np.ndarray:
+    """Layer `layer`'s attention probabilities (B, H, T, T) as transformers' eager attention gives them."""
+    from transformers import BertModel
+
+    eager = BertModel.from_pretrained(model.name_or_path, attn_implementation="eager").eval().float()
+    with torch.inference_mode():
+        out = eager(input_ids=ids, attention_mask=mask, output_attentions=True)
+    return out.attentions[layer - 1].float().numpy()
