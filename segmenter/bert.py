@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 _REQUIRED_FILES = ("config.json", "model.safetensors", "tokenizer.json")
-_SPECIAL_TOKENS = ("cls_token", "sep_token", "pad_token", "unk_token")
+SPECIAL_TOKENS = ("cls_token", "sep_token", "pad_token", "unk_token")  # as tokenizers name them
 
 
 @dataclass(frozen=True)
@@ -310,7 +310,7 @@ def _special_tokens(folder: Path) -> dict[str, str] | None:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        for key in _SPECIAL_TOKENS:
+        for key in SPECIAL_TOKENS:
             value = raw.get(key)
             if isinstance(value, dict):
                 value = value.get("content")

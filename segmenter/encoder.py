@@ -37,6 +37,7 @@ import torch
 
 from segmenter import attention_modules, model_store
 from segmenter.adapter import merge
+from segmenter.bert import SPECIAL_TOKENS
 from segmenter.breaks import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
@@ -44,7 +45,6 @@ from segmenter.line_features import TEXT_START, LineState
 from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
-SPECIAL_TOKENS = ("cls_token", "sep_token", "pad_token", "unk_token")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _DELETED_SPACE = re.compile(f"[{TOKENIZER_DELETED_SPACE}]")
 
@@ -187,9 +187,7 @@ def _load_with_transformers(
         raise UnsupportedModelError(
             f"{name!r} has no fast tokenizer; character offsets need a tokenizers-backed model"
         )
-    special_ids = {
-        key: getattr(tokenizer, f"{key}_id") for key in ("cls_token", "sep_token", "pad_token", "unk_token")
-    }
+    special_ids = {key: getattr(tokenizer, f"{key}_id") for key in SPECIAL_TOKENS}
     return _Loaded(encoder, tokenizer.backend_tokenizer, special_ids, name, source, offline, tokenizer)
 
 
