@@ -9,7 +9,8 @@ lay the same text out in lines (paragraphs on lines of their own; lines hard-wra
 files and e-mails have it.
 
 The character classes read here (SENTENCE_FINAL, CLOSING, is_punctuation) live in
-`segmenter.charclasses` and stay importable from this module. It reads files and builds plain data; it
+`segmenter.charclasses`, the layouts' names (LAYOUTS) in `segmenter.conditions`; both stay importable
+from this module. It reads files and builds plain data; it
 knows nothing about models or metrics.
 """
 
@@ -23,10 +24,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from segmenter.charclasses import CLOSING, SENTENCE_FINAL, is_punctuation
+from segmenter.conditions import LAYOUTS as LAYOUTS  # the layouts of `with_line_breaks` and `wrapped`
 from segmenter.errors import InputError
 
 SENTENCES_PER_DOC_WITHOUT_MARKERS = 10
-LAYOUTS = ("lines", "wrapped")  # clean text laid out in lines: `with_line_breaks`, `wrapped`
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from segmenter.conditions import TEXT_CONDITIONS
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
@@ -145,7 +146,7 @@ class Segmenter:
             condition: DecodeConfig(threshold=per_condition[condition], max_chars=max_chars)
             if threshold is None and condition in per_condition
             else self.decoding
-            for condition in ("clean", "corrupt")
+            for condition in TEXT_CONDITIONS
         }
         encoder = Encoder(
             config.model,

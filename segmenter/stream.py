@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 
 from segmenter.charclasses import PUNCTUATED_TEXT_MARKS, deleted_by_tokenizer
+from segmenter.conditions import CLEAN, CORRUPT
 from segmenter.config import DecodeConfig, FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
@@ -52,7 +53,7 @@ def condition_for(text: str) -> str:
     """ "corrupt" (read with the unpunctuated threshold) if the first LOOK_CHARS characters of `text`
     have no case or punctuation, else "clean". A streamed text is judged by its start too, so a text
     gets the same threshold whether it is segmented whole or streamed."""
-    return "corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"
+    return CORRUPT if looks_unpunctuated(text[:LOOK_CHARS]) else CLEAN
 
 
 # Last run start in a piece: a non-whitespace character followed by whitespace (greedy: the last one).
@@ -95,7 +96,7 @@ class TextStream:
         self.scorer = scorer
         self.batch_size = batch_size
         self.decodings = decodings
-        self.decoder = Decoder(decodings["clean"])
+        self.decoder = Decoder(decodings[CLEAN])
         self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
         self._head: list[str] = []  # the text's start, kept until the choice is made
         self._head_len = 0

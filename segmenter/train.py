@@ -3,12 +3,13 @@
 Every document is used under each of `conditions`: as given (clean, sentences joined by spaces),
 corrupted (lowercase, no punctuation), so one probe serves punctuated and unpunctuated text, and, for a
 probe that reads line breaks, laid out in lines (LAYOUTS: each paragraph on a line of its own; the
-same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences). With
-`unmarked_share` > 0 the clean copy of each training document has that share of its sentences without
-their final punctuation (`without_final_punctuation`); held-out documents stay as given. With
-`members` > 1, that many MLPs are fitted with consecutive seeds and averaged into one (a cheap
-ensemble: it lowers the seed-to-seed variance of a single fit). A share of the documents is held out
-to choose the decision threshold and to report dev scores in the probe's meta file.
+same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences); the conditions
+are named in `segmenter.conditions`. With `unmarked_share` > 0 the clean copy of each training document
+has that share of its sentences without their final punctuation (`without_final_punctuation`);
+held-out documents stay as given. With `members` > 1, that many MLPs are fitted with consecutive seeds
+and averaged into one (a cheap ensemble: it lowers the seed-to-seed variance of a single fit). A share
+of the documents is held out to choose the decision threshold and to report dev scores in the probe's
+meta file.
 Reading data files and the CLI live elsewhere; this module takes `Document`s.
 """
 
@@ -21,9 +22,17 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from segmenter.conditions import (
+    CLEAN,
+    CORRUPT,
+    LINES,
+    TEXT_CONDITIONS,
+    TRAINING_CONDITIONS,
+    WRAPPED,
+)
+from segmenter.conditions import LAYOUTS as LAYOUTS  # re-exported: the CLI imports it from here
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import (
-    LAYOUTS,
     Document,
     corrupt_document,
     with_line_breaks,
@@ -35,7 +44,7 @@ from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
 
-CONDITIONS = ("clean", "corrupt")
+CONDITIONS = TEXT_CONDITIONS  # the default training conditions (the name the CLI imports)
 WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
 
 
@@ -89,7 +98,7 @@ def conditioned(
     for condition in conditions:
         for doc in docs:
             variant = _variant(doc, condition)
-            if condition == "clean" and unmarked_share > 0:
+            if condition == CLEAN and unmarked_share > 0:
                 variant = without_final_punctuation(variant, unmarked_share)
             if variant is not None and variant.sentences:
                 out.append((condition, variant))
@@ -97,15 +106,15 @@ def conditioned(
 
 
 def _variant(doc: Document, condition: str) -> Document | None:
-    if condition == "clean":
+    if condition == CLEAN:
         return doc
-    if condition == "corrupt":
+    if condition == CORRUPT:
         return corrupt_document(doc)
-    if condition == "lines":
+    if condition == LINES:
         return with_line_breaks(doc) if doc.paragraph_starts else None
-    if condition == "wrapped":
+    if condition == WRAPPED:
         return wrapped(doc, wrap_width(doc))
-    raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(CONDITIONS + LAYOUTS)}")
+    raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(TRAINING_CONDITIONS)}")
 
 
 def wrap_width(doc: Document) -> int:

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from segmenter.adapter import DENSE, attach, export
+from segmenter.conditions import TRAINING_CONDITIONS
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder, Tokens, attention_summary, native_bfloat16
@@ -35,8 +36,6 @@ from segmenter.extract import window_inputs
 from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
 from segmenter.train import (
-    CONDITIONS,
-    LAYOUTS,
     check_unmarked_share,
     collect_gaps,
     conditioned,
@@ -60,7 +59,7 @@ class TuneConfig:
     head_learning_rate: float = 1e-3
     hidden_units: int = 256
     window: WindowConfig = WindowConfig(size=128, stride=96)
-    conditions: tuple[str, ...] = CONDITIONS + LAYOUTS
+    conditions: tuple[str, ...] = TRAINING_CONDITIONS
     holdout: float = 0.2
     batch_size: int = 16
     seed: int = 0
