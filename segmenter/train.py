@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
+from segmenter.probe_meta import ProbeMeta
 
 CONDITIONS = TEXT_CONDITIONS  # the default training conditions (the name the CLI imports)
 WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
@@ -226,27 +227,6 @@ def held_out_thresholds(probe: Probe, held: dict[str, GapData]) -> tuple[float, 
     return threshold, thresholds, scores
 
 
-def settings_meta(
-    encoder: Encoder, features: FeatureConfig, window: WindowConfig, threshold: float, thresholds: dict
-) -> dict:
-    """The meta fields the segmenter reads back (`segmenter.segmenter.settings_from_meta`)."""
-    return {
-        "backbone": encoder.name,
-        "precision": encoder.precision,  # of the features the thresholds were chosen on
-        "layers": list(features.layers),
-        "vectors": features.vectors,
-        "signals": features.signals,
-        "span": features.span,
-        "hidden": features.hidden,
-        "context": features.context,
-        "surface": features.surface,
-        "lines": features.lines,
-        "window": asdict(window),
-        "threshold": threshold,
-        "thresholds": thresholds,
-    }
-
-
 def _fit(features: np.ndarray, labels: np.ndarray, config: TrainConfig) -> Probe:
     """One probe, or the average of `config.members` MLPs fitted with consecutive seeds."""
     members = [
@@ -298,8 +278,7 @@ def train_probe(
         features = np.concatenate([d.features for d in everything])
         probe = _fit(features, labels, config)
         del features
-    meta = {
-        **settings_meta(encoder, config.features, config.window, threshold, thresholds),
+    record = {
         "kind": config.kind,
         "hidden_units": config.hidden_units if config.kind == "mlp" else None,
         "members": config.members,  # averaged MLPs; the stored hidden layer has members * hidden_units
@@ -316,4 +295,13 @@ def train_probe(
         "held_out_gap_scores": dev_scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta)
+    meta = ProbeMeta(
+        config.features,
+        config.window,
+        threshold,
+        thresholds,
+        backbone=encoder.name,
+        precision=encoder.precision,  # of the features the thresholds were chosen on
+        training=record,
+    )
+    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta.to_json())

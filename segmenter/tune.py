@@ -35,12 +35,12 @@ from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_inputs
 from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
+from segmenter.probe_meta import ProbeMeta
 from segmenter.train import (
     check_unmarked_share,
     collect_gaps,
     conditioned,
     held_out_thresholds,
-    settings_meta,
     split_documents,
     split_seed,
 )
@@ -195,8 +195,7 @@ def tune_probe(
         tuned, held_docs, config.conditions, config.features, config.window, config.batch_size
     )
     threshold, thresholds, scores = held_out_thresholds(probe, held)
-    meta = {
-        **settings_meta(tuned, config.features, config.window, threshold, thresholds),
+    record = {
         "kind": "mlp",
         "hidden_units": config.hidden_units,
         "members": 1,
@@ -221,7 +220,16 @@ def tune_probe(
         "held_out_gap_scores": scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return replace(probe, meta=meta)
+    meta = ProbeMeta(
+        config.features,
+        config.window,
+        threshold,
+        thresholds,
+        backbone=tuned.name,
+        precision=tuned.precision,  # of the features the thresholds were chosen on
+        training=record,
+    )
+    return replace(probe, meta=meta.to_json())
 
 
 def _example(encoder: Encoder, doc: Document, lines: bool) -> _Example:
