@@ -40,7 +40,8 @@ CLOSING = "\"')]}\u00bb\u201d\u2019\u203a"  # " ' ) ] } » ” ’ ›
 # -- the probes' surface flags (`segmenter.surface.FLAGS`) ----------------------------------------------
 # Baked into every shipped probe: a probe reads these flags as it was trained on them, so these sets
 # change only with retrained probes.
-SURFACE_SENTENCE_PUNCT = ".!?\u2026"  # flag `sentence_punct` (with "..."): . ! ? …
+SURFACE_SENTENCE_PUNCT = ".!?\u2026"  # flag `sentence_punct`: . ! ? …, or three SURFACE_ELLIPSIS_DOTS
+SURFACE_ELLIPSIS_DOTS = "."  # flag `sentence_punct`, too, for a token of three of these: "..."
 SURFACE_CLOSING_PUNCT = "\"')]}\u201d\u2019\u00bb"  # flag `closing_punct`: " ' ) ] } ” ’ »
 SURFACE_COMMA_LIKE = ",;:"  # flag `comma_like`: , ; :
 

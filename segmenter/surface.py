@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from segmenter.charclasses import SURFACE_CLOSING_PUNCT, SURFACE_COMMA_LIKE, SURFACE_SENTENCE_PUNCT
+from segmenter.charclasses import (
+    SURFACE_CLOSING_PUNCT,
+    SURFACE_COMMA_LIKE,
+    SURFACE_ELLIPSIS_DOTS,
+    SURFACE_SENTENCE_PUNCT,
+)
 from segmenter.line_features import LINE_FEATURES, TEXT_START, LineState, line_features
 
 FLAGS = (
@@ -21,7 +26,7 @@ FLAGS = (
     "all_upper",  # token has two or more letters, all upper case
     "first_lower",  # token starts with a lower-case letter
     "first_digit",  # token starts with a digit
-    "sentence_punct",  # token is one of SURFACE_SENTENCE_PUNCT (. ! ? …) or "..."
+    "sentence_punct",  # token is one of SURFACE_SENTENCE_PUNCT (. ! ? …) or three SURFACE_ELLIPSIS_DOTS
     "closing_punct",  # token is one of SURFACE_CLOSING_PUNCT (a closing quote or bracket)
     "comma_like",  # token is one of SURFACE_COMMA_LIKE (, ; :)
 )
@@ -93,5 +98,5 @@ def _kind(char: str) -> int:
         | (_SENTENCE_MARK if char in SURFACE_SENTENCE_PUNCT else 0)
         | (_CLOSING_MARK if char in SURFACE_CLOSING_PUNCT else 0)
         | (_COMMA_MARK if char in SURFACE_COMMA_LIKE else 0)
-        | (_DOT if char == "." else 0)
+        | (_DOT if char in SURFACE_ELLIPSIS_DOTS else 0)
     )
