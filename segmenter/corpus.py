@@ -8,23 +8,26 @@ sentences (chat and web text, where many sentences end without any); `with_line_
 lay the same text out in lines (paragraphs on lines of their own; lines hard-wrapped at a width), as
 files and e-mails have it.
 
-This module reads files and builds plain data; it knows nothing about models or metrics.
+The character classes read here (SENTENCE_FINAL, CLOSING, is_punctuation) live in
+`segmenter.charclasses`, the layouts' names (LAYOUTS) in `segmenter.conditions`; both stay importable
+from this module. It reads files and builds plain data; it
+knows nothing about models or metrics.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import unicodedata
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from segmenter.charclasses import CLOSING, SENTENCE_FINAL, is_punctuation
+from segmenter.conditions import LAYOUTS as LAYOUTS  # the layouts of `with_line_breaks` and `wrapped`
 from segmenter.errors import InputError
 
 SENTENCES_PER_DOC_WITHOUT_MARKERS = 10
-LAYOUTS = ("lines", "wrapped")  # clean text laid out in lines: `with_line_breaks`, `wrapped`
 
 
 @dataclass(frozen=True)
@@ -146,11 +149,6 @@ def _clean(sentence: str) -> str:
     return " ".join(sentence.split())
 
 
-def is_punctuation(char: str) -> bool:
-    """True for every Unicode punctuation character (categories Pc, Pd, Pe, Pf, Pi, Po, Ps)."""
-    return unicodedata.category(char).startswith("P")
-
-
 _SPACES = re.compile(r"\s+")
 
 
@@ -182,8 +180,6 @@ def corrupt_document(doc: Document) -> Document:
     return replace(doc, sentences=tuple(sentences), paragraph_starts=tuple(starts), line_breaks=())
 
 
-SENTENCE_FINAL = ".!?\u2026\u203c\u2047\u2048\u2049\u3002\uff01\uff1f"  # . ! ? … ‼ ⁇ ⁈ ⁉ 。！？
-CLOSING = "\"')]}\u00bb\u201d\u2019\u203a"  # " ' ) ] } » ” ’ ›
 _FINAL_PUNCTUATION = re.compile(f"[{re.escape(SENTENCE_FINAL)}]+(?=[{re.escape(CLOSING)}]*$)")
 
 

@@ -23,7 +23,6 @@ a text decoded in one piece or streamed gives the same spans.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -31,12 +30,11 @@ import numpy as np
 
 from segmenter import lists
 from segmenter.breaks import count_line_breaks
+from segmenter.charclasses import is_quiet_mark
 from segmenter.config import DecodeConfig
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries always win
 SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a run of symbols
-_QUIET_CATEGORIES = {"Ps", "Pe", "Pi", "Pf"}  # brackets and quotes
-_QUIET_MARKS = set(".!?,;:'\"…‥。．！？，；：、؟،؛")
 _WHITESPACE_RUN = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 
@@ -350,8 +348,8 @@ def _stands_alone(piece: str) -> bool:
 
 
 def _is_symbol(char: str) -> bool:
-    """Not a quote, a bracket or sentence punctuation (.!?,;:, ellipsis, and their full-width forms)."""
-    return unicodedata.category(char) not in _QUIET_CATEGORIES and char not in _QUIET_MARKS
+    """Not a quote, a bracket or sentence punctuation (`segmenter.charclasses.is_quiet_mark`)."""
+    return not is_quiet_mark(char)
 
 
 def _strip(piece: str, start: int, score: float) -> Span | None:

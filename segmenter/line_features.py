@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segmenter.breaks import LINE_BREAKS
+from segmenter.charclasses import LINE_BREAKS
 
 LINE_FEATURES = ("line_start", "previous_line")
 _BREAK = re.compile(f"[{LINE_BREAKS}]")

@@ -18,14 +18,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from segmenter.charclasses import LIST_BULLETS, MARKER_LINE_BREAKS
+
 LOOKAHEAD = 1000  # characters after a marker searched for the next item's marker
 MARKER_MAX = 32  # characters a marker (with the whitespace after it) can span, and then some
 REACH = LOOKAHEAD + MARKER_MAX  # text after a marker's start that deciding about it may read
 LOOKBEHIND = 64  # text before a marker read to see whether it opens a line or follows a colon
 
-_BULLETS = "•◦▪▫‣⁃∙·*–-"
 _MARKER = re.compile(
-    rf"(?P<bullet>[{re.escape(_BULLETS)}][ \t]{{0,3}})?"
+    rf"(?P<bullet>[{re.escape(LIST_BULLETS)}][ \t]{{0,3}})?"
     r"(?:(?P<open>\()(?P<plabel>\d{1,2}|[A-Za-z])\)|(?P<label>\d{1,2}|[A-Za-z])(?P<delim>\.\)|\)|\.))"
     r"\s{1,8}(?=\S)"
 )
@@ -63,7 +64,7 @@ def opens_line(before: str) -> bool:
     """
     stripped = before.rstrip()
     run = before[len(stripped) :]
-    return "\n" in run or "\r" in run or stripped.endswith(":")
+    return any(char in MARKER_LINE_BREAKS for char in run) or stripped.endswith(":")
 
 
 def marker_at(text: str, pos: int) -> Marker | None:

@@ -6,8 +6,9 @@ logit). Inputs are standardised with the training mean and scale. A probe traine
 its encoder (`segmenter.tune`) also carries that encoder's low-rank weight deltas, which the encoder
 merges when it loads (`segmenter.adapter`). On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
-backbone, layers, window, features, threshold, training data, scores), both read within the size and
-depth limits of `segmenter.bounded`. Inference runs the products in
+backbone, layers, window, features, threshold, training data, scores; its schema is
+`segmenter.probe_meta.ProbeMeta`), written together in one rename and read within the size and depth
+limits of `segmenter.bounded`. Inference runs the products in
 torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
 which the caller may run in bfloat16; scikit-learn is imported by `fit` alone. Feature extraction lives
 elsewhere.
@@ -15,8 +16,12 @@ elsewhere.
 
 from __future__ import annotations
 
+import errno
 import json
-from collections.abc import Sequence
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -137,11 +142,21 @@ class Probe:
         return {k: np.asarray(v, dtype=np.float32) for k, v in named.items()}
 
     def save(self, folder: str | Path) -> Path:
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
-        np.savez(folder / ARRAYS, **self.arrays())
-        (folder / META).write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        return folder
+        """Write `probe.npz` and `meta.json` into `folder` (created if missing) and return it.
+
+        Atomically: the probe is written into a temporary folder beside `folder`, which replaces
+        `folder` by a rename once it is complete, so a failed or interrupted save leaves the previous
+        folder as it was and no temporary folder behind. Other files of an existing folder are kept
+        (linked or copied into the new one); a symbolic link to a folder is followed.
+        """
+
+        def write(new: Path) -> None:
+            np.savez(new / ARRAYS, **self.arrays())
+            (new / META).write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+        given = Path(folder)
+        _replace_folder(given.resolve() if given.is_symlink() else given, write, (ARRAYS, META))
+        return given
 
     @classmethod
     def load(cls, folder: str | Path) -> Probe:
@@ -290,6 +305,44 @@ def average(members: Sequence[Probe], meta: dict | None = None) -> Probe:
     w1 = (np.concatenate([m.weights[1] for m in members], axis=0) / k).astype(np.float32)  # (k * H0, 1)
     b1 = np.mean([m.biases[1] for m in members], axis=0).astype(np.float32)  # (1,)
     return Probe(first.mean, first.scale, (w0, w1), (b0, b1), dict(meta or {}))
+
+
+def _replace_folder(folder: Path, write: Callable[[Path], None], written: tuple[str, ...]) -> None:
+    """Replace `folder` by a folder that `write(new)` fills with the files `written`, in one rename
+    (`Probe.save`). The other entries of an existing `folder` are carried over into the new one."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    if folder.exists() and not folder.is_dir():
+        raise FileExistsError(errno.EEXIST, "a file is in the way of the probe folder", str(folder))
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))  # same file system
+    try:
+        new, previous = work / "new", work / "previous"
+        if folder.is_dir():
+
+            def ignore(directory: str, names: list[str]) -> list[str]:  # the files rewritten, at the top only
+                return [name for name in names if name in written] if Path(directory) == folder else []
+
+            shutil.copytree(folder, new, symlinks=True, ignore=ignore, copy_function=_link)
+        else:
+            new.mkdir()
+        write(new)
+        if folder.is_dir():
+            os.replace(folder, previous)
+        try:
+            os.replace(new, folder)
+        except BaseException:
+            if previous.exists():  # put the previous folder back
+                os.replace(previous, folder)
+            raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _link(source: str, target: str) -> None:
+    """Hard-link `source` as `target` (no data copied), or copy it where links are not possible."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
 
 
 def _sigmoid(logits: np.ndarray) -> np.ndarray:

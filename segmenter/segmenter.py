@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from segmenter.conditions import TEXT_CONDITIONS
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
@@ -36,6 +37,7 @@ from segmenter.features import SIGNALS
 from segmenter.gap_scorer import GapScorer
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
+from segmenter.probe_meta import ProbeMeta
 from segmenter.stream import TextStream, condition_for
 from segmenter.surface import flag_count
 
@@ -145,7 +147,7 @@ class Segmenter:
             condition: DecodeConfig(threshold=per_condition[condition], max_chars=max_chars)
             if threshold is None and condition in per_condition
             else self.decoding
-            for condition in ("clean", "corrupt")
+            for condition in TEXT_CONDITIONS
         }
         encoder = Encoder(
             config.model,
@@ -271,40 +273,13 @@ def _chunks(texts: Iterable[str], size: int) -> Iterator[list[str]]:
         yield chunk
 
 
-@dataclass(frozen=True)
-class ProbeSettings:
-    """What a probe's meta file says about running it."""
-
-    features: FeatureConfig
-    window: WindowConfig
-    threshold: float
-    thresholds: dict[str, float]  # per condition ("clean", "corrupt"), possibly empty
+ProbeSettings = ProbeMeta  # what a probe's meta file says about running it (features, window, thresholds)
 
 
-def settings_from_meta(meta: dict, source: str = "the probe's meta") -> ProbeSettings:
-    """Feature config, window config and thresholds recorded in a probe's meta; ProbeError naming
-    `source` when a field is missing or malformed."""
-    try:
-        features = FeatureConfig(
-            layers=tuple(int(layer) for layer in meta["layers"]),
-            vectors=bool(meta["vectors"]),
-            signals=bool(meta["signals"]),
-            span=int(meta["span"]),
-            hidden=bool(meta.get("hidden", False)),
-            context=int(meta.get("context", 1)),
-            surface=bool(meta.get("surface", False)),
-            lines=bool(meta.get("lines", False)),
-        )
-        window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
-        threshold = float(meta["threshold"])
-        thresholds = {str(k): float(v) for k, v in (meta.get("thresholds") or {}).items()}
-        if not all(0.0 <= t <= 1.0 for t in [threshold, *thresholds.values()]):
-            raise ValueError("thresholds must lie between 0 and 1")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ProbeError(
-            f"{source} lacks or garbles a field ({exc}); retrain with `segmenter train`"
-        ) from exc
-    return ProbeSettings(features, window, threshold, thresholds)
+def settings_from_meta(meta: dict, source: str = "the probe's meta") -> ProbeMeta:
+    """Feature config, window config and thresholds recorded in a probe's meta (`ProbeMeta.from_json`);
+    ProbeError naming `source` when a field is missing or malformed."""
+    return ProbeMeta.from_json(meta, source)
 
 
 def expected_width(features: FeatureConfig, encoder: Encoder) -> int:

@@ -20,11 +20,12 @@ Reading files and writing output live in `segmenter.io` and the CLI.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
+from segmenter.charclasses import PUNCTUATED_TEXT_MARKS, deleted_by_tokenizer
+from segmenter.conditions import CLEAN, CORRUPT
 from segmenter.config import DecodeConfig, FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
 from segmenter.encoder import Tokens
@@ -35,29 +36,24 @@ from segmenter.windows import GapAverager, Window, WindowPlanner
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time
 LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (`condition_for`)
-_SENTENCE_PUNCTUATION = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+_PUNCTUATED_TEXT_MARK = re.compile(f"[{re.escape(PUNCTUATED_TEXT_MARKS)}]")
 
 
 def looks_unpunctuated(text: str) -> bool:
-    """True when `text` has no upper-case letter and no sentence-final punctuation (a transcript, chat).
+    """True when `text` has no upper-case letter and none of PUNCTUATED_TEXT_MARKS (. ! ? … 。！？): a
+    transcript, chat.
 
     >>> looks_unpunctuated("so we left early"), looks_unpunctuated("So we left."), looks_unpunctuated("ok.")
     (True, False, False)
     """
-    return text == text.lower() and _SENTENCE_PUNCTUATION.search(text) is None
+    return text == text.lower() and _PUNCTUATED_TEXT_MARK.search(text) is None
 
 
 def condition_for(text: str) -> str:
     """ "corrupt" (read with the unpunctuated threshold) if the first LOOK_CHARS characters of `text`
     have no case or punctuation, else "clean". A streamed text is judged by its start too, so a text
     gets the same threshold whether it is segmented whole or streamed."""
-    return "corrupt" if looks_unpunctuated(text[:LOOK_CHARS]) else "clean"
-
-
-def _deleted_by_tokenizer(char: str) -> bool:
-    """BERT's normaliser deletes NUL, U+FFFD and control and format characters that are not whitespace
-    (it joins the characters around them; the whitespace among them reaches it as spaces)."""
-    return char in "\x00\ufffd" or (not char.isspace() and unicodedata.category(char) in ("Cc", "Cf"))
+    return CORRUPT if looks_unpunctuated(text[:LOOK_CHARS]) else CLEAN
 
 
 # Last run start in a piece: a non-whitespace character followed by whitespace (greedy: the last one).
@@ -100,7 +96,7 @@ class TextStream:
         self.scorer = scorer
         self.batch_size = batch_size
         self.decodings = decodings
-        self.decoder = Decoder(decodings["clean"])
+        self.decoder = Decoder(decodings[CLEAN])
         self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
         self._head: list[str] = []  # the text's start, kept until the choice is made
         self._head_len = 0
@@ -273,7 +269,7 @@ def _empty_tokens(features: FeatureConfig) -> Tokens:
 
 def _first_kept(chars: Iterable[str]) -> str:
     """The first of `chars` that the tokenizer does not delete ("" if none)."""
-    return next((char for char in chars if not _deleted_by_tokenizer(char)), "")
+    return next((char for char in chars if not deleted_by_tokenizer(char)), "")
 
 
 def _is_separator(char: str) -> bool:

@@ -3,7 +3,8 @@
 Uncased backbones (all-MiniLM-L6-v2, bert-base-uncased) lowercase text before the model sees it, so
 capitalisation, a strong boundary cue in edited text, never reaches the heads. This module restores it:
 for every token, a handful of 0/1 flags computed from `text[start:end]`. In lowercase, unpunctuated text
-all case and punctuation flags are 0 and the probe falls back on the encoder's signals.
+all case and punctuation flags are 0 and the probe falls back on the encoder's signals. The punctuation
+flags read the SURFACE_* sets of `segmenter.charclasses`, which every shipped probe was trained on.
 A probe that reads line breaks gets the line features of `segmenter.line_features` after the flags.
 It knows nothing about models or boundaries.
 """
@@ -12,6 +13,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from segmenter.charclasses import (
+    SURFACE_CLOSING_PUNCT,
+    SURFACE_COMMA_LIKE,
+    SURFACE_ELLIPSIS_DOTS,
+    SURFACE_SENTENCE_PUNCT,
+)
 from segmenter.line_features import LINE_FEATURES, TEXT_START, LineState, line_features
 
 FLAGS = (
@@ -19,13 +26,10 @@ FLAGS = (
     "all_upper",  # token has two or more letters, all upper case
     "first_lower",  # token starts with a lower-case letter
     "first_digit",  # token starts with a digit
-    "sentence_punct",  # token is . ! ? or an ellipsis
-    "closing_punct",  # token is a closing quote or bracket
-    "comma_like",  # token is , ; or :
+    "sentence_punct",  # token is one of SURFACE_SENTENCE_PUNCT (. ! ? …) or three SURFACE_ELLIPSIS_DOTS
+    "closing_punct",  # token is one of SURFACE_CLOSING_PUNCT (a closing quote or bracket)
+    "comma_like",  # token is one of SURFACE_COMMA_LIKE (, ; :)
 )
-_SENTENCE = frozenset(".!?\u2026")
-_CLOSING = frozenset("\"')]}\u201d\u2019\u00bb")
-_COMMA = frozenset(",;:")
 
 
 def flag_count(lines: bool) -> int:
@@ -91,8 +95,8 @@ def _kind(char: str) -> int:
         | (_LOWER if char.islower() else 0)
         | (_DIGIT if char.isdigit() else 0)
         | (_ALPHA if char.isalpha() else 0)
-        | (_SENTENCE_MARK if char in _SENTENCE else 0)
-        | (_CLOSING_MARK if char in _CLOSING else 0)
-        | (_COMMA_MARK if char in _COMMA else 0)
-        | (_DOT if char == "." else 0)
+        | (_SENTENCE_MARK if char in SURFACE_SENTENCE_PUNCT else 0)
+        | (_CLOSING_MARK if char in SURFACE_CLOSING_PUNCT else 0)
+        | (_COMMA_MARK if char in SURFACE_COMMA_LIKE else 0)
+        | (_DOT if char in SURFACE_ELLIPSIS_DOTS else 0)
     )

@@ -3,12 +3,13 @@
 Every document is used under each of `conditions`: as given (clean, sentences joined by spaces),
 corrupted (lowercase, no punctuation), so one probe serves punctuated and unpunctuated text, and, for a
 probe that reads line breaks, laid out in lines (LAYOUTS: each paragraph on a line of its own; the
-same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences). With
-`unmarked_share` > 0 the clean copy of each training document has that share of its sentences without
-their final punctuation (`without_final_punctuation`); held-out documents stay as given. With
-`members` > 1, that many MLPs are fitted with consecutive seeds and averaged into one (a cheap
-ensemble: it lowers the seed-to-seed variance of a single fit). A share of the documents is held out
-to choose the decision threshold and to report dev scores in the probe's meta file.
+same hard-wrapped at 60-90 characters, where most line breaks fall inside sentences); the conditions
+are named in `segmenter.conditions`. With `unmarked_share` > 0 the clean copy of each training document
+has that share of its sentences without their final punctuation (`without_final_punctuation`);
+held-out documents stay as given. With `members` > 1, that many MLPs are fitted with consecutive seeds
+and averaged into one (a cheap ensemble: it lowers the seed-to-seed variance of a single fit). A share
+of the documents is held out to choose the decision threshold and to report dev scores in the probe's
+meta file.
 Reading data files and the CLI live elsewhere; this module takes `Document`s.
 """
 
@@ -17,13 +18,21 @@ from __future__ import annotations
 import datetime as _dt
 import zlib
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
+from segmenter.conditions import (
+    CLEAN,
+    CORRUPT,
+    LINES,
+    TEXT_CONDITIONS,
+    TRAINING_CONDITIONS,
+    WRAPPED,
+)
+from segmenter.conditions import LAYOUTS as LAYOUTS  # re-exported: the CLI imports it from here
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import (
-    LAYOUTS,
     Document,
     corrupt_document,
     with_line_breaks,
@@ -34,8 +43,9 @@ from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
+from segmenter.probe_meta import ProbeMeta
 
-CONDITIONS = ("clean", "corrupt")
+CONDITIONS = TEXT_CONDITIONS  # the default training conditions (the name the CLI imports)
 WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
 
 
@@ -89,7 +99,7 @@ def conditioned(
     for condition in conditions:
         for doc in docs:
             variant = _variant(doc, condition)
-            if condition == "clean" and unmarked_share > 0:
+            if condition == CLEAN and unmarked_share > 0:
                 variant = without_final_punctuation(variant, unmarked_share)
             if variant is not None and variant.sentences:
                 out.append((condition, variant))
@@ -97,15 +107,15 @@ def conditioned(
 
 
 def _variant(doc: Document, condition: str) -> Document | None:
-    if condition == "clean":
+    if condition == CLEAN:
         return doc
-    if condition == "corrupt":
+    if condition == CORRUPT:
         return corrupt_document(doc)
-    if condition == "lines":
+    if condition == LINES:
         return with_line_breaks(doc) if doc.paragraph_starts else None
-    if condition == "wrapped":
+    if condition == WRAPPED:
         return wrapped(doc, wrap_width(doc))
-    raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(CONDITIONS + LAYOUTS)}")
+    raise ConfigError(f"unknown training condition {condition!r}; use {', '.join(TRAINING_CONDITIONS)}")
 
 
 def wrap_width(doc: Document) -> int:
@@ -217,27 +227,6 @@ def held_out_thresholds(probe: Probe, held: dict[str, GapData]) -> tuple[float, 
     return threshold, thresholds, scores
 
 
-def settings_meta(
-    encoder: Encoder, features: FeatureConfig, window: WindowConfig, threshold: float, thresholds: dict
-) -> dict:
-    """The meta fields the segmenter reads back (`segmenter.segmenter.settings_from_meta`)."""
-    return {
-        "backbone": encoder.name,
-        "precision": encoder.precision,  # of the features the thresholds were chosen on
-        "layers": list(features.layers),
-        "vectors": features.vectors,
-        "signals": features.signals,
-        "span": features.span,
-        "hidden": features.hidden,
-        "context": features.context,
-        "surface": features.surface,
-        "lines": features.lines,
-        "window": asdict(window),
-        "threshold": threshold,
-        "thresholds": thresholds,
-    }
-
-
 def _fit(features: np.ndarray, labels: np.ndarray, config: TrainConfig) -> Probe:
     """One probe, or the average of `config.members` MLPs fitted with consecutive seeds."""
     members = [
@@ -289,8 +278,7 @@ def train_probe(
         features = np.concatenate([d.features for d in everything])
         probe = _fit(features, labels, config)
         del features
-    meta = {
-        **settings_meta(encoder, config.features, config.window, threshold, thresholds),
+    record = {
         "kind": config.kind,
         "hidden_units": config.hidden_units if config.kind == "mlp" else None,
         "members": config.members,  # averaged MLPs; the stored hidden layer has members * hidden_units
@@ -307,4 +295,13 @@ def train_probe(
         "held_out_gap_scores": dev_scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta)
+    meta = ProbeMeta(
+        config.features,
+        config.window,
+        threshold,
+        thresholds,
+        backbone=encoder.name,
+        precision=encoder.precision,  # of the features the thresholds were chosen on
+        training=record,
+    )
+    return Probe(probe.mean, probe.scale, probe.weights, probe.biases, meta.to_json())

@@ -16,15 +16,20 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from segmenter.charclasses import RULE_CLOSING, RULE_OPENING, RULE_SENTENCE_FINAL
 from segmenter.corpus import Document, documents_from_raw_text
 from segmenter.errors import InputError
 from segmenter.io import read_input
 
-# A sentence ends at . ! ? or an ellipsis, optionally followed by closing quotes or brackets, when the
-# next word starts with an upper-case letter, a digit or an opening quote, unless the full stop ends
-# an abbreviation or an initial ("Mr.", "e.g.", "Vol.", "H. L. Mencken", "I.R.S."); it then stays
-# inside the sentence, also in the few places where a sentence really ends there ("type O.").
-_SENTENCE_END = re.compile(r"(?<=[.!?\u2026])[\"'\u201d\u2019)\]]*\s+(?=[\"'\u201c\u2018(\[]?[A-Z0-9])")
+# A sentence ends at . ! ? or an ellipsis (RULE_SENTENCE_FINAL), optionally followed by closing quotes or
+# brackets (RULE_CLOSING), when the next word starts with an upper-case letter or a digit, after an opening
+# quote or bracket (RULE_OPENING) or not, unless the full stop ends an abbreviation or an initial ("Mr.",
+# "e.g.", "Vol.", "H. L. Mencken", "I.R.S."); it then stays inside the sentence, also in the few places
+# where a sentence really ends there ("type O.").
+_SENTENCE_END = re.compile(
+    rf"(?<=[{re.escape(RULE_SENTENCE_FINAL)}])[{re.escape(RULE_CLOSING)}]*\s+"
+    f"(?=[{re.escape(RULE_OPENING)}]?[A-Z0-9])"
+)
 _ABBREVIATIONS = re.compile(
     r"\b(?:[A-Z]|Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|No|Fig|U\.S|Vol|approx)\.$"
 )

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from segmenter.adapter import DENSE, attach, export
+from segmenter.conditions import TRAINING_CONDITIONS
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder, Tokens, attention_summary, native_bfloat16
@@ -34,14 +35,12 @@ from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_inputs
 from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
+from segmenter.probe_meta import ProbeMeta
 from segmenter.train import (
-    CONDITIONS,
-    LAYOUTS,
     check_unmarked_share,
     collect_gaps,
     conditioned,
     held_out_thresholds,
-    settings_meta,
     split_documents,
     split_seed,
 )
@@ -60,7 +59,7 @@ class TuneConfig:
     head_learning_rate: float = 1e-3
     hidden_units: int = 256
     window: WindowConfig = WindowConfig(size=128, stride=96)
-    conditions: tuple[str, ...] = CONDITIONS + LAYOUTS
+    conditions: tuple[str, ...] = TRAINING_CONDITIONS
     holdout: float = 0.2
     batch_size: int = 16
     seed: int = 0
@@ -196,8 +195,7 @@ def tune_probe(
         tuned, held_docs, config.conditions, config.features, config.window, config.batch_size
     )
     threshold, thresholds, scores = held_out_thresholds(probe, held)
-    meta = {
-        **settings_meta(tuned, config.features, config.window, threshold, thresholds),
+    record = {
         "kind": "mlp",
         "hidden_units": config.hidden_units,
         "members": 1,
@@ -222,7 +220,16 @@ def tune_probe(
         "held_out_gap_scores": scores,  # per condition, at that condition's threshold
         "created": _dt.date.today().isoformat(),
     }
-    return replace(probe, meta=meta)
+    meta = ProbeMeta(
+        config.features,
+        config.window,
+        threshold,
+        thresholds,
+        backbone=tuned.name,
+        precision=tuned.precision,  # of the features the thresholds were chosen on
+        training=record,
+    )
+    return replace(probe, meta=meta.to_json())
 
 
 def _example(encoder: Encoder, doc: Document, lines: bool) -> _Example:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from segmenter.conditions import TEXT_CONDITIONS
 from segmenter.errors import ConfigError
 
-PROBE_CONDITIONS = ("clean", "corrupt")
+PROBE_CONDITIONS = TEXT_CONDITIONS
 
 # Conventions that are not knobs; recorded verbatim so a reader of heads.json knows exactly what was done.
 CONVENTIONS = {

@@ -1,0 +1,103 @@
+"""The schema of a probe's meta file (meta.json): written by training and tuning, read by the segmenter.
+
+`ProbeMeta` holds what running a probe needs (the features it reads, the window it was trained on, its
+thresholds: one for all text and one per condition of `segmenter.conditions`) and where its features
+came from (backbone, precision), then the training record (data, recipe, seeds, sizes, held-out
+scores, date), which is kept for people and never read back. `to_json` gives the dict written to
+meta.json, its keys as they have always been; `from_json` reads one back and refuses a missing or
+garbled field with one ProbeError naming the file. The files themselves are read and written by
+`segmenter.probe`; nothing here reads a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.errors import ConfigError, ProbeError
+
+# The keys of meta.json that ProbeMeta reads into its own fields; every other key is training record.
+FEATURE_KEYS = ("layers", "vectors", "signals", "span", "hidden", "context", "surface", "lines")
+SETTING_KEYS = ("backbone", "precision", *FEATURE_KEYS, "window", "threshold", "thresholds")
+
+
+@dataclass(frozen=True)
+class ProbeMeta:
+    """What a probe's meta file says.
+
+    features:   the gap features the probe reads.
+    window:     the encoder windows it was trained on (and is run with).
+    threshold:  the decision threshold for all text.
+    thresholds: a threshold per condition ("clean", "corrupt", "lines", "wrapped"), possibly empty.
+    backbone:   the encoder its features came from (`Encoder.name`); None when not recorded.
+    precision:  the encoder precision of the features its thresholds were chosen on; None when not recorded.
+    training:   the training record, as written to meta.json beside the fields above: kind,
+                hidden_units, members, seed, split_seed, conditions, unmarked_share, training_data,
+                n_documents, n_train_gaps, n_train_boundaries, held_out_gap_scores, created, and from
+                `segmenter train` c and refit_on_all_documents, from tuning tuned and n_train_windows.
+    """
+
+    features: FeatureConfig
+    window: WindowConfig
+    threshold: float
+    thresholds: Mapping[str, float] = field(default_factory=dict)
+    backbone: str | None = None
+    precision: str | None = None
+    training: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not all(0.0 <= t <= 1.0 for t in [self.threshold, *self.thresholds.values()]):
+            raise ConfigError("thresholds must lie between 0 and 1")
+        clash = sorted(set(self.training) & set(SETTING_KEYS))
+        if clash:
+            raise ConfigError(f"the training record repeats the probe's settings {', '.join(clash)}")
+
+    def to_json(self) -> dict:
+        """The meta.json object: the settings' keys (backbone and precision only when recorded), then
+        the training record's."""
+        recorded = {"backbone": self.backbone, "precision": self.precision}
+        features = asdict(self.features)
+        return {
+            **{key: value for key, value in recorded.items() if value is not None},
+            **{key: features[key] for key in FEATURE_KEYS},
+            "layers": list(self.features.layers),
+            "window": asdict(self.window),
+            "threshold": self.threshold,
+            "thresholds": dict(self.thresholds),
+            **self.training,
+        }
+
+    @classmethod
+    def from_json(cls, meta: dict, source: str = "the probe's meta") -> ProbeMeta:
+        """The meta of a probe from its meta.json object; a ProbeError naming `source` when a field is
+        missing or malformed. Fields added after the first probes (hidden, context, surface, lines,
+        thresholds) read as their defaults when absent."""
+        try:
+            features = FeatureConfig(
+                layers=tuple(int(layer) for layer in meta["layers"]),
+                vectors=bool(meta["vectors"]),
+                signals=bool(meta["signals"]),
+                span=int(meta["span"]),
+                hidden=bool(meta.get("hidden", False)),
+                context=int(meta.get("context", 1)),
+                surface=bool(meta.get("surface", False)),
+                lines=bool(meta.get("lines", False)),
+            )
+            window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
+            threshold = float(meta["threshold"])
+            thresholds = {str(k): float(v) for k, v in (meta.get("thresholds") or {}).items()}
+            return cls(
+                features,
+                window,
+                threshold,
+                thresholds,
+                backbone=meta.get("backbone"),
+                precision=meta.get("precision"),
+                training={key: value for key, value in meta.items() if key not in SETTING_KEYS},
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ProbeError(
+                f"{source} lacks or garbles a field ({exc}); retrain with `segmenter train`"
+            ) from exc

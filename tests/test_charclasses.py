@@ -1,0 +1,493 @@
+"""The character classes of `segmenter.charclasses`: each set's exact characters, every module reading
+the shared object, and text and spans unchanged by the move.
+
+The expected values at the bottom (EXPECTED_*, MAIN_SPANS) were produced by the code of commit 5d6f47d,
+before the character classes moved into one module, and written here as literals: the classes' move
+must leave every one of them as it was.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+
+from segmenter import (
+    breaks,
+    charclasses,
+    corpus,
+    decode,
+    line_features,
+    lists,
+    stream,
+    surface,
+    training_data,
+)
+from segmenter.charclasses import (
+    CLOSING,
+    LINE_BREAKS,
+    LIST_BULLETS,
+    MARKER_LINE_BREAKS,
+    PUNCTUATED_TEXT_MARKS,
+    QUIET_CATEGORIES,
+    QUIET_MARKS,
+    RULE_CLOSING,
+    RULE_OPENING,
+    RULE_SENTENCE_FINAL,
+    SENTENCE_FINAL,
+    SURFACE_CLOSING_PUNCT,
+    SURFACE_COMMA_LIKE,
+    SURFACE_ELLIPSIS_DOTS,
+    SURFACE_SENTENCE_PUNCT,
+    TOKENIZER_DELETED,
+    TOKENIZER_DELETED_CATEGORIES,
+    TOKENIZER_DELETED_SPACE,
+    deleted_by_tokenizer,
+    is_punctuation,
+    is_quiet_mark,
+)
+from segmenter.corpus import Document, corrupt, is_marked, without_final_punctuation
+from segmenter.stream import condition_for
+from segmenter.training_data import rule_sentences
+
+# Each set, character by character (a change to any of them shows up here first).
+PINNED = {
+    "SENTENCE_FINAL": (SENTENCE_FINAL, ".!?\u2026\u203c\u2047\u2048\u2049\u3002\uff01\uff1f"),
+    "PUNCTUATED_TEXT_MARKS": (PUNCTUATED_TEXT_MARKS, ".!?\u2026\u3002\uff01\uff1f"),
+    "RULE_SENTENCE_FINAL": (RULE_SENTENCE_FINAL, ".!?\u2026"),
+    "RULE_CLOSING": (RULE_CLOSING, "\"'\u201d\u2019)]"),
+    "RULE_OPENING": (RULE_OPENING, "\"'\u201c\u2018(["),
+    "CLOSING": (CLOSING, "\"')]}\u00bb\u201d\u2019\u203a"),
+    "SURFACE_SENTENCE_PUNCT": (SURFACE_SENTENCE_PUNCT, ".!?\u2026"),
+    "SURFACE_CLOSING_PUNCT": (SURFACE_CLOSING_PUNCT, "\"')]}\u201d\u2019\u00bb"),
+    "SURFACE_COMMA_LIKE": (SURFACE_COMMA_LIKE, ",;:"),
+    "SURFACE_ELLIPSIS_DOTS": (SURFACE_ELLIPSIS_DOTS, "."),
+    "QUIET_MARKS": (
+        QUIET_MARKS,
+        ".!?,;:'\"\u2026\u2025\u3002\uff0e\uff01\uff1f\uff0c\uff1b\uff1a\u3001\u061f\u060c\u061b",
+    ),
+    "LIST_BULLETS": (LIST_BULLETS, "\u2022\u25e6\u25aa\u25ab\u2023\u2043\u2219\u00b7*\u2013-"),
+    "MARKER_LINE_BREAKS": (MARKER_LINE_BREAKS, "\n\r"),
+    "LINE_BREAKS": (LINE_BREAKS, "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+    "TOKENIZER_DELETED_SPACE": (TOKENIZER_DELETED_SPACE, "\x0b\x0c\x1c\x1d\x1e\x1f\x85"),
+    "TOKENIZER_DELETED": (TOKENIZER_DELETED, "\x00\ufffd"),
+}
+
+
+@pytest.mark.parametrize("name", list(PINNED))
+def test_each_set_holds_exactly_its_characters(name):
+    value, expected = PINNED[name]
+    assert value == expected
+    assert len(set(value)) == len(value)  # no character twice
+
+
+def test_the_category_classes_are_pinned():
+    assert QUIET_CATEGORIES == ("Ps", "Pe", "Pi", "Pf")
+    assert TOKENIZER_DELETED_CATEGORIES == ("Cc", "Cf")
+
+
+def test_sets_that_differ_stay_apart():
+    # the probes' flags know fewer marks than the gold data does; each rule keeps its own set
+    assert set(SURFACE_SENTENCE_PUNCT) < set(PUNCTUATED_TEXT_MARKS) < set(SENTENCE_FINAL)
+    assert set(SURFACE_CLOSING_PUNCT) ^ set(CLOSING) == {"\u203a"}
+    assert set(MARKER_LINE_BREAKS) < set(LINE_BREAKS)
+
+
+def test_derived_sets_match_their_definitions():
+    every = [chr(c) for c in range(0x110000)]
+    assert set(LINE_BREAKS) == {c for c in every if len(("a" + c + "b").splitlines()) == 2}
+    deleted_space = (
+        c for c in every if c.isspace() and c not in "\t\n\r" and unicodedata.category(c) == "Cc"
+    )
+    assert "".join(deleted_space) == TOKENIZER_DELETED_SPACE
+
+
+# The predicates as they were written before they moved here (commit 5d6f47d).
+def _old_deleted_by_tokenizer(char: str) -> bool:  # segmenter/stream.py
+    return char in "\x00\ufffd" or (not char.isspace() and unicodedata.category(char) in ("Cc", "Cf"))
+
+
+def _old_is_symbol(char: str) -> bool:  # segmenter/decode.py
+    quiet_marks = set(
+        ".!?,;:'\"\u2026\u2025\u3002\uff0e\uff01\uff1f\uff0c\uff1b\uff1a\u3001\u061f\u060c\u061b"
+    )
+    return unicodedata.category(char) not in {"Ps", "Pe", "Pi", "Pf"} and char not in quiet_marks
+
+
+def test_predicates_answer_as_before_for_every_code_point():
+    for code in range(0x110000):
+        char = chr(code)
+        assert deleted_by_tokenizer(char) == _old_deleted_by_tokenizer(char), hex(code)
+        assert is_quiet_mark(char) != _old_is_symbol(char), hex(code)
+        assert decode._is_symbol(char) == _old_is_symbol(char), hex(code)
+        assert is_punctuation(char) == unicodedata.category(char).startswith("P"), hex(code)
+
+
+SHARED = [
+    (corpus, "SENTENCE_FINAL"),
+    (corpus, "CLOSING"),
+    (corpus, "is_punctuation"),
+    (breaks, "LINE_BREAKS"),
+    (breaks, "TOKENIZER_DELETED_SPACE"),
+    (line_features, "LINE_BREAKS"),
+    (surface, "SURFACE_SENTENCE_PUNCT"),
+    (surface, "SURFACE_CLOSING_PUNCT"),
+    (surface, "SURFACE_COMMA_LIKE"),
+    (surface, "SURFACE_ELLIPSIS_DOTS"),
+    (lists, "LIST_BULLETS"),
+    (lists, "MARKER_LINE_BREAKS"),
+    (stream, "PUNCTUATED_TEXT_MARKS"),
+    (stream, "deleted_by_tokenizer"),
+    (decode, "is_quiet_mark"),
+    (training_data, "RULE_SENTENCE_FINAL"),
+    (training_data, "RULE_CLOSING"),
+    (training_data, "RULE_OPENING"),
+]
+
+
+@pytest.mark.parametrize(("module", "name"), SHARED, ids=[f"{m.__name__}.{n}" for m, n in SHARED])
+def test_modules_read_the_shared_object(module, name):
+    assert getattr(module, name) is getattr(charclasses, name)
+
+
+def test_no_module_keeps_its_own_copy():
+    for module, name in [
+        (surface, "_SENTENCE"),
+        (surface, "_CLOSING"),
+        (surface, "_COMMA"),
+        (decode, "_QUIET_MARKS"),
+        (decode, "_QUIET_CATEGORIES"),
+        (lists, "_BULLETS"),
+        (stream, "_deleted_by_tokenizer"),
+    ]:
+        assert not hasattr(module, name), f"{module.__name__}.{name}"
+
+
+TEXTS = [
+    (
+        'He said "Stop!" Then he left. Really?! Yes\u2026 \u00abNon\u00bb she said. It\u2019s '
+        "\u2018fine\u2019. Go\u203a on. 1. First item 2. Second item"
+    ),
+    (
+        "\u4eca\u65e5\u306f\u6674\u308c\u3067\u3059\u3002\u660e\u65e5\u306f\u96e8\u3067\u3059\u304b"
+        "\uff1f\u306f\u3044\uff01 Then English follows. ok"
+    ),
+    "so we left early then we went home and i slept it was late the dog barked all night",
+    (
+        "Dear Anna\u2028Thanks for the note\u2029See you soon\u0085Bob\n\nPS: bring the book\u203c Or "
+        "not\u2049 ok\r\nfine\u000bnext\fpage"
+    ),
+    "Wait... what?! ===== The end. -- Bob :-) 'Quoted.' (Bracketed.) [Square.] {Curly.} ok",
+    "Hello\u200bworld. It's\u0000 fine\ufffd. Next one here.\u2047 Two\u2048 three.",
+    (
+        "Yes\uff0eNo\uff01Maybe\uff1fSure\uff0cfine\uff1bok\uff1adone\u3001end\u061f fin\u060c "
+        "and\u061b so \u2025 more"
+    ),
+    (
+        "Agenda:\n\u2022 1. Coffee\n\u2022 2. Talks\n(a) one (b) two. Done.\n\u25e6 x) item \u2023 y) "
+        "item. End"
+    ),
+]
+
+EXPECTED_CORRUPT = [
+    "he said stop then he left really yes non she said its fine go on 1 first item 2 second item",
+    (
+        "\u4eca\u65e5\u306f\u6674\u308c\u3067\u3059\u660e\u65e5\u306f\u96e8\u3067\u3059\u304b\u306f"
+        "\u3044 then english follows ok"
+    ),
+    "so we left early then we went home and i slept it was late the dog barked all night",
+    "dear anna thanks for the note see you soon bob ps bring the book or not ok fine next page",
+    "wait what ===== the end bob quoted bracketed square curly ok",
+    "hello\u200bworld its\u0000 fine\ufffd next one here two three",
+    "yesnomaybesurefineokdoneend fin and so more",
+    "agenda 1 coffee 2 talks a one b two done \u25e6 x item y item end",
+]
+EXPECTED_CONDITION = [
+    "clean",
+    "clean",
+    "corrupt",
+    "clean",
+    "clean",
+    "clean",
+    "clean",
+    "clean",
+]
+EXPECTED_RULE_SENTENCES = [
+    [
+        'He said "Stop!"',
+        "Then he left.",
+        "Really?!",
+        "Yes\u2026 \u00abNon\u00bb she said.",
+        "It\u2019s \u2018fine\u2019.",
+        "Go\u203a on.",
+        "1.",
+        "First item 2.",
+        "Second item",
+    ],
+    [
+        (
+            "\u4eca\u65e5\u306f\u6674\u308c\u3067\u3059\u3002\u660e\u65e5\u306f\u96e8\u3067\u3059\u304b"
+            "\uff1f\u306f\u3044\uff01 Then English follows. ok"
+        ),
+    ],
+    [
+        "so we left early then we went home and i slept it was late the dog barked all night",
+    ],
+    [
+        (
+            "Dear Anna\u2028Thanks for the note\u2029See you soon\u0085Bob\n\nPS: bring the book\u203c "
+            "Or not\u2049 ok\r\nfine\u000bnext\fpage"
+        ),
+    ],
+    [
+        "Wait... what?! ===== The end. -- Bob :-) 'Quoted.'",
+        "(Bracketed.)",
+        "[Square.] {Curly.} ok",
+    ],
+    [
+        "Hello\u200bworld.",
+        "It's\u0000 fine\ufffd.",
+        "Next one here.\u2047 Two\u2048 three.",
+    ],
+    [
+        (
+            "Yes\uff0eNo\uff01Maybe\uff1fSure\uff0cfine\uff1bok\uff1adone\u3001end\u061f fin\u060c "
+            "and\u061b so \u2025 more"
+        ),
+    ],
+    [
+        "Agenda:\n\u2022 1.",
+        "Coffee\n\u2022 2.",
+        "Talks\n(a) one (b) two.",
+        "Done.\n\u25e6 x) item \u2023 y) item.",
+        "End",
+    ],
+]
+EXPECTED_WITHOUT_FINAL = [
+    "It rained",
+    'He said "go"',
+    "Fine",
+    "Wow",
+    "Hm",
+    "Eh",
+    "Oh",
+    "\u3002",
+    "Yes\u201d",
+    "No\u203a",
+    "Ok)",
+    "Done]",
+    "Why}",
+    "So\u00bb",
+    "Hi'",
+]
+EXPECTED_MARKED = [
+    [14, 15, 16, 29, 30, 37, 38, 39, 43, 44, 59, 60, 72, 73, 80, 81, 83, 84, 97, 98],
+    [8, 16, 19, 20, 41, 42],
+    [],
+    [67, 68, 75, 76],
+    [5, 6, 7, 8, 13, 14, 15, 29, 30, 49, 50, 51, 62, 63, 64, 72, 73, 74, 81, 82, 83],
+    [12, 13, 25, 26, 40, 41, 42, 46, 47, 53],
+    [7, 13],
+    [12, 13, 24, 25, 47, 48, 53, 54, 74, 75],
+]
+
+FINAL_SENTENCES = (
+    "It rained.",
+    'He said "go!"',
+    "Fine?",
+    "Wow\u203c",
+    "Hm\u2047",
+    "Eh\u2048",
+    "Oh\u2049",
+    "\u3002",
+    "Yes\u3002\u201d",
+    "No\uff01\u203a",
+    "Ok\uff1f)",
+    "Done\u2026]",
+    "Why?!}",
+    "So\u00bb",
+    "Hi.'",
+)
+
+
+def test_text_rules_give_what_they_gave_before():
+    assert [corrupt(text) for text in TEXTS] == EXPECTED_CORRUPT
+    assert [condition_for(text) for text in TEXTS] == EXPECTED_CONDITION
+    assert [rule_sentences(text) for text in TEXTS] == EXPECTED_RULE_SENTENCES
+    assert [[b for b in range(len(t) + 1) if is_marked(t, b)] for t in TEXTS] == EXPECTED_MARKED
+    doc = Document("doc-7", FINAL_SENTENCES)
+    assert list(without_final_punctuation(doc, 1.0).sentences) == EXPECTED_WITHOUT_FINAL
+
+
+# Spans (start, end, score rounded to 4 places) of the packaged model on TEXTS, per preset and strategy.
+MAIN_SPANS = {
+    "accurate": [
+        [
+            (0, 15, 1.0),
+            (16, 29, 0.9526),
+            (30, 38, 0.9975),
+            (39, 43, 0.9735),
+            (44, 59, 0.6706),
+            (60, 72, 0.988),
+            (73, 80, 0.953),
+            (81, 83, 0.9978),
+            (84, 97, 0.6491),
+            (98, 109, 0.9517),
+        ],
+        [(0, 19, 1.0), (20, 41, 0.9686), (42, 44, 0.9996)],
+        [(0, 16, 1.0), (17, 46, 0.7715), (47, 58, 0.686), (59, 83, 0.8259)],
+        [
+            (0, 9, 1.0),
+            (10, 29, 0.9994),
+            (30, 42, 0.9985),
+            (43, 46, 0.9968),
+            (48, 67, 1.0),
+            (68, 75, 0.7188),
+            (76, 78, 0.9733),
+            (80, 94, 0.943),
+        ],
+        [(0, 82, 1.0), (83, 85, 0.7237)],
+        [(0, 12, 1.0), (13, 25, 0.9998), (26, 41, 1.0), (42, 45, 0.8974), (45, 53, 0.7184)],
+        [(0, 7, 1.0), (7, 13, 0.6662), (13, 23, 0.9856), (23, 45, 0.8092), (46, 55, 0.5829)],
+        [(0, 47, 1.0), (48, 53, 0.9205), (54, 74, 0.9925), (75, 78, 0.9812)],
+    ],
+    "fast": [
+        [
+            (0, 15, 1.0),
+            (16, 29, 0.9101),
+            (30, 38, 0.9829),
+            (39, 43, 0.9839),
+            (44, 59, 0.7955),
+            (60, 72, 0.9804),
+            (73, 80, 0.9014),
+            (81, 83, 0.9473),
+            (84, 97, 0.5365),
+            (98, 109, 0.6565),
+        ],
+        [(0, 19, 1.0), (20, 41, 0.938), (42, 44, 0.9986)],
+        [(0, 16, 1.0), (17, 46, 0.6983), (47, 58, 0.64), (59, 83, 0.6743)],
+        [
+            (0, 9, 1.0),
+            (10, 29, 0.9899),
+            (30, 42, 0.8837),
+            (43, 46, 0.9853),
+            (48, 51, 1.0),
+            (52, 67, 0.5257),
+            (68, 75, 0.624),
+            (76, 78, 0.8865),
+            (80, 94, 0.4989),
+        ],
+        [(0, 73, 1.0), (74, 82, 0.4848), (83, 85, 0.8739)],
+        [(0, 12, 1.0), (13, 25, 0.9969), (26, 41, 0.9962), (42, 53, 0.9167)],
+        [
+            (0, 7, 1.0),
+            (7, 13, 0.7976),
+            (13, 18, 0.9909),
+            (18, 23, 0.7286),
+            (23, 40, 0.9475),
+            (41, 45, 0.6811),
+            (46, 55, 0.8117),
+        ],
+        [(0, 9, 1.0), (10, 47, 0.5679), (48, 74, 0.7673), (75, 78, 0.9649)],
+    ],
+    "signals": [
+        [
+            (0, 15, 1.0),
+            (16, 29, 0.8287),
+            (30, 38, 0.9695),
+            (39, 43, 0.987),
+            (44, 59, 0.6305),
+            (60, 72, 0.9874),
+            (73, 80, 0.98),
+            (81, 109, 0.8568),
+        ],
+        [(0, 19, 1.0), (20, 41, 0.9622), (42, 44, 0.9982)],
+        [(0, 16, 1.0), (17, 58, 0.7712), (59, 83, 0.4128)],
+        [
+            (0, 9, 1.0),
+            (10, 29, 0.9971),
+            (30, 42, 0.8822),
+            (43, 46, 0.9234),
+            (48, 66, 1.0),
+            (66, 75, 0.5163),
+            (76, 94, 0.8535),
+        ],
+        [(0, 82, 1.0), (83, 85, 0.6999)],
+        [(0, 12, 1.0), (13, 25, 0.9672), (26, 53, 0.9915)],
+        [
+            (0, 7, 1.0),
+            (7, 13, 0.7865),
+            (13, 23, 0.9331),
+            (23, 40, 0.6546),
+            (41, 45, 0.8313),
+            (46, 55, 0.5917),
+        ],
+        [(0, 47, 1.0), (48, 74, 0.9136), (75, 78, 0.7472)],
+    ],
+    "sep-attention": [
+        [
+            (0, 7, 1.0),
+            (8, 42, 0.7834),
+            (42, 58, 0.7862),
+            (58, 70, 0.8234),
+            (70, 76, 0.9318),
+            (77, 82, 0.9786),
+            (82, 94, 0.8986),
+            (95, 96, 0.9454),
+            (96, 104, 0.9093),
+            (105, 109, 0.8977),
+        ],
+        [(0, 2, 1.0), (2, 19, 0.854), (20, 41, 0.9472), (42, 44, 0.991)],
+        [(0, 16, 1.0), (17, 46, 0.8387), (47, 58, 0.9632), (59, 73, 0.939), (74, 83, 0.9897)],
+        [(0, 16, 1.0), (17, 29, 0.8021), (30, 33, 0.8482), (34, 46, 0.8442), (48, 57, 1.0), (58, 94, 0.8377)],
+        [(0, 42, 1.0), (42, 50, 0.7807), (51, 82, 0.7887), (83, 85, 0.9972)],
+        [(0, 24, 1.0), (24, 53, 0.858)],
+        [(0, 7, 1.0), (7, 26, 0.9174), (26, 40, 0.8477), (41, 50, 0.9369), (51, 55, 0.9842)],
+        [
+            (0, 6, 1.0),
+            (6, 19, 0.9894),
+            (20, 30, 0.9092),
+            (31, 52, 0.9463),
+            (52, 74, 0.9121),
+            (75, 78, 0.8565),
+        ],
+    ],
+    "similarity": [
+        [(0, 38, 1.0), (39, 109, 0.8209)],
+        [(0, 19, 1.0), (20, 24, 0.9562), (25, 41, 0.8024), (42, 44, 0.8515)],
+        [(0, 2, 1.0), (3, 46, 0.835), (47, 77, 0.8419), (78, 83, 0.8271)],
+        [(0, 46, 1.0), (48, 50, 1.0), (50, 89, 0.8215), (90, 94, 0.8811)],
+        [(0, 7, 1.0), (8, 14, 0.866), (15, 20, 0.9208), (21, 39, 0.8459), (39, 85, 0.7907)],
+        [(0, 11, 1.0), (11, 40, 0.8305), (40, 53, 0.8785)],
+        [(0, 7, 1.0), (7, 12, 0.9198), (12, 55, 0.8243)],
+        [(0, 6, 1.0), (6, 74, 0.9468), (75, 78, 0.9531)],
+    ],
+}
+
+SETTINGS = {
+    "accurate": {"preset": "accurate"},
+    "fast": {"preset": "fast"},
+    "signals": {"preset": "signals"},
+    "sep-attention": {"strategy": "sep-attention"},
+    "similarity": {"strategy": "similarity"},
+}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "accurate",
+        "sep-attention",
+        pytest.param("fast", marks=pytest.mark.slow),
+        pytest.param("signals", marks=pytest.mark.slow),
+        pytest.param("similarity", marks=pytest.mark.slow),
+    ],
+)
+def test_spans_are_those_of_the_code_before(name, one_torch_thread):
+    from segmenter.segmenter import Segmenter
+
+    segmenter = Segmenter(**SETTINGS[name])
+    for text, expected in zip(TEXTS, MAIN_SPANS[name], strict=True):
+        spans = segmenter.segment(text)
+        assert [(s.start, s.end) for s in spans] == [(a, b) for a, b, _ in expected], text
+        assert [s.score for s in spans] == pytest.approx([c for _, _, c in expected], abs=1e-4), text

@@ -1,0 +1,57 @@
+"""The conditions are named once (`segmenter.conditions`) and every module reads those names."""
+
+from __future__ import annotations
+
+import pytest
+
+from segmenter import conditions, corpus, stream, train, tune
+from segmenter.analysis import params
+from segmenter.conditions import CLEAN, CORRUPT, LAYOUTS, LINES, TEXT_CONDITIONS, TRAINING_CONDITIONS, WRAPPED
+from segmenter.corpus import Document
+from segmenter.errors import ConfigError
+
+
+def test_the_names_are_those_stored_in_probe_meta_files():
+    assert (CLEAN, CORRUPT, LINES, WRAPPED) == ("clean", "corrupt", "lines", "wrapped")
+    assert TEXT_CONDITIONS == ("clean", "corrupt")
+    assert LAYOUTS == ("lines", "wrapped")
+    assert TRAINING_CONDITIONS == ("clean", "corrupt", "lines", "wrapped")
+
+
+@pytest.mark.parametrize(
+    ("value", "shared"),
+    [
+        (train.CONDITIONS, TEXT_CONDITIONS),
+        (train.LAYOUTS, LAYOUTS),
+        (corpus.LAYOUTS, LAYOUTS),
+        (params.PROBE_CONDITIONS, TEXT_CONDITIONS),
+        (train.TrainConfig().conditions, TEXT_CONDITIONS),
+        (tune.TuneConfig().conditions, TRAINING_CONDITIONS),
+    ],
+    ids=["train.CONDITIONS", "train.LAYOUTS", "corpus.LAYOUTS", "PROBE_CONDITIONS", "TrainConfig", "Tune"],
+)
+def test_modules_read_the_shared_tuples(value, shared):
+    assert value is shared
+
+
+def test_a_text_is_judged_under_one_of_the_text_conditions():
+    assert stream.condition_for("so we left early") is CORRUPT
+    assert stream.condition_for("So we left.") is CLEAN
+
+
+def test_training_lays_documents_out_under_each_condition_and_refuses_others():
+    doc = Document("d", ("Title", "Hi There.", "Bye now."), paragraph_starts=(1,))
+    laid_out = dict(train.conditioned([doc], TRAINING_CONDITIONS))
+    assert laid_out[CLEAN].text == "Title Hi There. Bye now."
+    assert laid_out[CORRUPT].text == "title hi there bye now"
+    assert laid_out[LINES].text == "Title\nHi There. Bye now."
+    assert set(laid_out) == set(conditions.TRAINING_CONDITIONS)
+    with pytest.raises(ConfigError, match="use clean, corrupt, lines, wrapped$"):
+        train.conditioned([doc], ["shouting"])
+
+
+def test_the_segmenter_keeps_one_decoding_per_text_condition(tiny_bert_dir):
+    from segmenter.segmenter import Segmenter
+
+    segmenter = Segmenter(model=str(tiny_bert_dir), strategy="similarity")
+    assert tuple(segmenter._decodings) == TEXT_CONDITIONS

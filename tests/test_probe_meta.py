@@ -1,0 +1,142 @@
+"""The probe meta schema (`segmenter.probe_meta.ProbeMeta`): shipped meta files load unchanged and write
+back equal, training writes the keys it always wrote, and a broken field is refused in the same words as
+before the schema existed (the expected messages below were produced by the code of commit 5d6f47d)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.corpus import Document
+from segmenter.errors import ConfigError, ProbeError
+from segmenter.probe import Probe
+from segmenter.probe_meta import SETTING_KEYS, ProbeMeta
+from segmenter.segmenter import ProbeSettings, settings_from_meta
+
+MODELS = Path(__file__).resolve().parents[1] / "segmenter" / "models"
+SHIPPED = sorted(MODELS.glob("**/meta.json"))
+
+
+def _read(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_every_preset_is_shipped_with_a_meta_file():
+    assert {path.parent.name for path in SHIPPED} >= {"accurate", "fast", "signals"}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in SHIPPED])
+def test_a_shipped_meta_file_reads_and_writes_back_equal(path):
+    meta = _read(path)
+    read = ProbeMeta.from_json(meta, source=str(path))
+    assert read.to_json() == meta
+    assert json.dumps(read.to_json(), indent=2, sort_keys=True) + "\n" == path.read_text(encoding="utf-8")
+    assert read.backbone == path.parent.parent.name
+    assert read.window == WindowConfig(**meta["window"])
+    assert read.threshold == meta["threshold"] and read.thresholds == meta["thresholds"]
+    assert read.training["held_out_gap_scores"] == meta["held_out_gap_scores"]
+
+
+def test_the_accurate_preset_reads_as_it_always_did():
+    read = settings_from_meta(_read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json"))
+    expected = FeatureConfig(layers=(3,), vectors=False, signals=False, hidden=True, surface=True, lines=True)
+    assert (read.features, read.window) == (expected, WindowConfig(128, 96))
+    assert read.threshold == 0.42
+    assert read.thresholds == {"clean": 0.52, "corrupt": 0.39, "lines": 0.64, "wrapped": 0.54}
+    assert isinstance(read, ProbeMeta) and ProbeSettings is ProbeMeta
+
+
+def test_an_old_meta_without_the_later_fields_reads_with_their_defaults():
+    old = {"layers": [2, 3], "vectors": True, "signals": True, "span": 4, "threshold": 0.5}
+    read = ProbeMeta.from_json({**old, "window": {"size": 256, "stride": 192}})
+    assert read.features == FeatureConfig(layers=(2, 3))
+    assert (read.thresholds, read.backbone, read.precision, dict(read.training)) == ({}, None, None, {})
+
+
+SHIPPED_ACCURATE = _read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json")
+BROKEN = {
+    "empty": {},
+    "not a dict": [1, 2],
+    "threshold high": {**SHIPPED_ACCURATE, "threshold": "high"},
+    "threshold 1.5": {**SHIPPED_ACCURATE, "threshold": 1.5},
+    "layer 0": {**SHIPPED_ACCURATE, "layers": [0]},
+    "thresholds x": {**SHIPPED_ACCURATE, "thresholds": {"clean": "x"}},
+    "thresholds 5": {**SHIPPED_ACCURATE, "thresholds": 5},
+    "thresholds nan": {**SHIPPED_ACCURATE, "thresholds": {"clean": float("nan")}},
+    "window missing": {k: v for k, v in SHIPPED_ACCURATE.items() if k != "window"},
+    "window stride": {**SHIPPED_ACCURATE, "window": {"size": 128}},
+    "window small": {**SHIPPED_ACCURATE, "window": {"size": 4, "stride": 2}},
+    "span x": {**SHIPPED_ACCURATE, "span": "x"},
+    "lines without surface": {**SHIPPED_ACCURATE, "surface": False},
+    "layers none": {**SHIPPED_ACCURATE, "layers": None},
+}
+# What settings_from_meta said about each at commit 5d6f47d (the text between "field (" and ")").
+SAID = {
+    "empty": "'layers'",
+    "not a dict": "list indices must be integers or slices, not str",
+    "threshold high": "could not convert string to float: 'high'",
+    "threshold 1.5": "thresholds must lie between 0 and 1",
+    "layer 0": "layers are 1-based and positive, got (0,)",
+    "thresholds x": "could not convert string to float: 'x'",
+    "thresholds 5": "'int' object has no attribute 'items'",
+    "thresholds nan": "thresholds must lie between 0 and 1",
+    "window missing": "'window'",
+    "window stride": "'stride'",
+    "window small": "window size must be at least 8 tokens, got 4",
+    "span x": "invalid literal for int() with base 10: 'x'",
+    "lines without surface": "line features are surface features: lines=True needs surface=True",
+    "layers none": "'NoneType' object is not iterable",
+}
+
+
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_a_broken_field_is_refused_in_the_same_words(case):
+    with pytest.raises(ProbeError) as caught:
+        settings_from_meta(BROKEN[case], source="meta.json")
+    expected = f"meta.json lacks or garbles a field ({SAID[case]}); retrain with `segmenter train`"
+    assert str(caught.value) == expected
+    with pytest.raises(ProbeError) as direct:
+        ProbeMeta.from_json(BROKEN[case], source="meta.json")
+    assert str(direct.value) == expected
+
+
+def test_a_meta_built_in_code_is_checked():
+    features, window = FeatureConfig(layers=(1,)), WindowConfig()
+    with pytest.raises(ConfigError, match="between 0 and 1"):
+        ProbeMeta(features, window, 0.5, {"clean": 1.5})
+    with pytest.raises(ConfigError, match="repeats the probe's settings threshold, window"):
+        ProbeMeta(features, window, 0.5, training={"window": 3, "threshold": 0.2, "seed": 0})
+
+
+# The keys train_probe and tune_probe wrote at commit 5d6f47d.
+TRAINED_KEYS = {
+    *("backbone", "c", "conditions", "context", "held_out_gap_scores", "hidden", "hidden_units", "kind"),
+    *("layers", "lines", "members", "n_documents", "n_train_boundaries", "n_train_gaps", "precision"),
+    *("refit_on_all_documents", "seed", "signals", "span", "split_seed", "surface", "threshold"),
+    *("thresholds", "training_data", "unmarked_share", "vectors", "window", "created"),
+}
+TUNED_KEYS = (TRAINED_KEYS - {"c", "refit_on_all_documents"}) | {"n_train_windows", "tuned"}
+
+
+def _round_trips(meta: dict) -> None:
+    assert ProbeMeta.from_json(meta).to_json() == meta
+    assert set(SETTING_KEYS) <= set(meta)
+
+
+def test_training_writes_the_keys_it_always_wrote(tiny_probe_dir):
+    meta = Probe.load(tiny_probe_dir).meta
+    assert set(meta) == TRAINED_KEYS
+    _round_trips(meta)
+
+
+def test_tuning_writes_the_keys_it_always_wrote(tiny_bert_dir, one_torch_thread):
+    from segmenter.tune import TuneConfig, tune_probe
+
+    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+    config = TuneConfig(blocks=1, rank=2, epochs=1, hidden_units=8, window=WindowConfig(16, 10), holdout=0.3)
+    meta = tune_probe(str(tiny_bert_dir), docs, config, ["synthetic"]).meta
+    assert set(meta) == TUNED_KEYS
+    _round_trips(meta)
