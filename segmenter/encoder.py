@@ -38,11 +38,9 @@ import torch
 from segmenter import attention_modules, model_store
 from segmenter.adapter import merge
 from segmenter.bert import SPECIAL_TOKENS
-from segmenter.breaks import TOKENIZER_DELETED_SPACE
+from segmenter.charclasses import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
-from segmenter.line_features import TEXT_START, LineState
-from segmenter.surface import token_flags
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -354,15 +352,9 @@ class Encoder:
             self._loaded.tokenizer = AutoTokenizer.from_pretrained(self._loaded.source, local_files_only=True)
         return self._loaded.tokenizer
 
-    def tokenize(
-        self, text: str, surface: bool = False, lines: bool = False, line_state: LineState = TEXT_START
-    ) -> Tokens:
-        """Tokenize `text` without special tokens; offsets index into `text` itself.
-
-        surface: also compute the case/punctuation flags of each token (a Python pass over the tokens,
-        so only when a probe reads them); lines: and the line features (`segmenter.line_features`),
-        `line_state` being what the text before `text` left open.
-        """
+    def tokenize(self, text: str) -> Tokens:
+        """Tokenize `text` without special tokens; offsets index into `text` itself (the surface flags a
+        probe reads are added by `segmenter.surface.with_surface`)."""
         enc = self._backend.encode(_tokenizer_input(text), add_special_tokens=False)
         ids = np.asarray(enc.ids, dtype=np.int64)
         offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
@@ -370,8 +362,7 @@ class Encoder:
         word_start = np.ones(len(ids), dtype=bool)
         if len(ids) > 1:
             word_start[1:] = words[1:] != words[:-1]
-        flags = token_flags(text, offsets, lines, line_state) if surface else None
-        return Tokens(ids=ids, offsets=offsets, word_start=word_start, surface=flags)
+        return Tokens(ids=ids, offsets=offsets, word_start=word_start)
 
     def joins(self, left: str, right: str) -> bool:
         """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word (not

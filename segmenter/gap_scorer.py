@@ -20,6 +20,7 @@ from segmenter.extract import run_batch
 from segmenter.features import sep_attention_score, similarity_score
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
+from segmenter.surface import with_surface
 from segmenter.windows import GapAverager, Window, plan
 
 
@@ -41,8 +42,10 @@ class GapScorer:
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
         """`text`'s tokens with the surface features the probe reads (`line_state`: what the text
         before `text` left open, for a stream's pieces)."""
-        features = self.features
-        return self.encoder.tokenize(text, features.surface, features.lines, line_state)
+        tokens = self.encoder.tokenize(text)
+        if not self.features.surface:
+            return tokens
+        return with_surface(tokens, text, self.features.lines, line_state)
 
     def score(self, tokens: list[Tokens], batch: list[Window]) -> list[np.ndarray]:
         """Per window of `batch` (run as one encoder batch; `tokens[w.text]` holds window w's tokens),

@@ -11,6 +11,9 @@ It knows nothing about models or boundaries.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from segmenter.charclasses import (
@@ -20,6 +23,9 @@ from segmenter.charclasses import (
     SURFACE_SENTENCE_PUNCT,
 )
 from segmenter.line_features import LINE_FEATURES, TEXT_START, LineState, line_features
+
+if TYPE_CHECKING:
+    from segmenter.encoder import Tokens
 
 FLAGS = (
     "first_upper",  # token starts with an upper-case letter
@@ -35,6 +41,12 @@ FLAGS = (
 def flag_count(lines: bool) -> int:
     """Surface features per token: FLAGS, then LINE_FEATURES when `lines`."""
     return len(FLAGS) + (len(LINE_FEATURES) if lines else 0)
+
+
+def with_surface(tokens: Tokens, text: str, lines: bool = False, before: LineState = TEXT_START) -> Tokens:
+    """`tokens` of `text` with their surface flags (`token_flags`) set: a Python pass over the tokens, so
+    only for a probe that reads them."""
+    return replace(tokens, surface=token_flags(text, tokens.offsets, lines, before))
 
 
 def token_flags(

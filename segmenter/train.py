@@ -44,6 +44,7 @@ from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_stream
 from segmenter.probe import Probe, average, fit
 from segmenter.probe_meta import ProbeMeta
+from segmenter.surface import with_surface
 
 CONDITIONS = TEXT_CONDITIONS  # the default training conditions (the name the CLI imports)
 WRAP_WIDTHS = range(60, 91)  # a document's width in the wrapped layout: picked by a hash of its id
@@ -135,7 +136,9 @@ def gap_data(
 
     A gap seen by several overlapping windows contributes one row per window.
     """
-    tokens = [encoder.tokenize(doc.text, surface=features.surface, lines=features.lines) for doc in docs]
+    tokens = [encoder.tokenize(doc.text) for doc in docs]
+    if features.surface:
+        tokens = [with_surface(t, doc.text, features.lines) for t, doc in zip(tokens, docs, strict=True)]
     gold = [set(doc.boundaries) for doc in docs]
     rows, labels, owners = [], [], []  # per window: (g, D) features, (g,) labels, (g,) document index
     for win, feats in window_stream(encoder, tokens, window, features, batch_size):

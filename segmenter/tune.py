@@ -36,6 +36,7 @@ from segmenter.extract import window_inputs
 from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
+from segmenter.surface import with_surface
 from segmenter.train import (
     check_unmarked_share,
     collect_gaps,
@@ -233,7 +234,7 @@ def tune_probe(
 
 
 def _example(encoder: Encoder, doc: Document, lines: bool) -> _Example:
-    tokens = encoder.tokenize(doc.text, surface=True, lines=lines)
+    tokens = with_surface(encoder.tokenize(doc.text), doc.text, lines)
     gold = set(doc.boundaries)
     labels = np.full(len(tokens), IGNORE, dtype=np.int64)
     starts = np.flatnonzero(tokens.word_start)
