@@ -63,25 +63,32 @@ class _TrainCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
-            owner = _sibling_with(ctx, self, exc.option_name)
-            if owner is None:
+            found = _sibling_option(ctx, self, exc.option_name)
+            if found is None:
                 raise
+            owner, param = found
+            # the option that names the subcommand (tune's --tune-blocks) needs no scope: it is the scope
+            scope = " is" if param.required else f" {owner.scope}:"
             group_path = ctx.parent.command_path
             raise click.UsageError(
-                f"{exc.option_name} {owner.scope}: an option of `{group_path} {owner.name}`, "
+                f"{exc.option_name}{scope} an option of `{group_path} {owner.name}`, "
                 f"not of `{group_path} {self.name}`",
                 ctx,
             ) from exc
 
 
-def _sibling_with(ctx: click.Context, command: click.Command, option: str) -> _TrainCommand | None:
-    """The other `train` subcommand that has `option`, if one has."""
+def _sibling_option(
+    ctx: click.Context, command: click.Command, option: str
+) -> tuple[_TrainCommand, click.Parameter] | None:
+    """The other `train` subcommand that has `option`, and its parameter, if one has."""
     group = ctx.parent.command if ctx.parent is not None else None
     others = group.commands.values() if isinstance(group, click.Group) else ()
     for other in others:
-        names = {name for param in other.params for name in (*param.opts, *param.secondary_opts)}
-        if other is not command and isinstance(other, _TrainCommand) and option in names:
-            return other
+        if other is command or not isinstance(other, _TrainCommand):
+            continue
+        for param in other.params:
+            if option in (*param.opts, *param.secondary_opts):
+                return other, param
     return None
 
 
