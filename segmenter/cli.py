@@ -21,6 +21,8 @@ import click
 
 from segmenter import ray_run
 from segmenter.cli_common import (
+    PRECISION_OPTION,
+    FiniteFloatRange,
     command_errors,
     config_options,
     input_names,
@@ -33,7 +35,8 @@ from segmenter.config import SegmenterConfig
 from segmenter.io import AtomicOutput, checked_input
 from segmenter.train_cli import train
 
-__all__ = ["main", "one_line", "segment", "train"]
+# one_line, FiniteFloatRange and PRECISION_OPTION lived here before segmenter.cli_common
+__all__ = ["PRECISION_OPTION", "FiniteFloatRange", "main", "one_line", "segment", "train"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
