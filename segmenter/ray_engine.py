@@ -1,14 +1,14 @@
 """Segment a Ray Data dataset of documents on a pool of actors, one row per segment out.
 
-`segment_dataset(ds, text_column, id_column, settings, ...)` maps batches of documents through a pool
-of actors (Ray Data's class-based `map_batches`); each actor builds one `Segmenter` from `settings`
-when it starts and runs every batch it is given through it. The result is a lazy `ray.data.Dataset`
-with the columns of `OUTPUT_SCHEMA`: a segment row per segment (`error` null), and an error row per
-document that could not be read (a missing text column, a null or non-string value, bytes that do not
-decode), with the document's id and the reason in `error` (the segment fields null). A bad document
-never fails the job. Actors are restarted and their batches retried when a worker process dies (Ray
-Data's defaults); a batch's output exists only once the batch has finished, so a retry neither loses
-nor repeats rows.
+`segment_dataset(ds, text_column, id_column, config, ...)` maps batches of documents through a pool
+of actors (Ray Data's class-based `map_batches`); each actor builds one `Segmenter` from `config` (a
+`SegmenterConfig`) when it starts and runs every batch it is given through it. The result is a lazy
+`ray.data.Dataset` with the columns of `OUTPUT_SCHEMA`: a segment row per segment (`error` null), and
+an error row per document that could not be read (a missing text column, a null or non-string value,
+bytes that do not decode), with the document's id and the reason in `error` (the segment fields null).
+A bad document never fails the job. Actors are restarted and their batches retried when a worker
+process dies (Ray Data's defaults); a batch's output exists only once the batch has finished, so a
+retry neither loses nor repeats rows.
 
 Spans are those of `Segmenter.segment` on the same text, whatever the batching: each document goes
 through `Segmenter.segment_stream` alone (which equals `segment`). `Segmenter.pipe`, which batches
@@ -22,17 +22,15 @@ Reading files, starting Ray and writing output are not done here (`segmenter.ray
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from segmenter.config import DEFAULT_PRESET
+from segmenter.config import SegmenterConfig
+from segmenter.errors import ConfigError
 
 if TYPE_CHECKING:  # pragma: no cover
     import ray.data
-
-    from segmenter.segmenter import Segmenter
 
 DOCUMENTS_PER_BATCH = 64
 
@@ -51,34 +49,16 @@ SEGMENT_FIELDS = ("id", "index", "start", "end", "text", "score")
 READ_ERROR_COLUMN = "read_error"  # an input column: when not null, the row is reported with this reason
 
 
-@dataclass(frozen=True)
-class SegmenterSettings:
-    """The `Segmenter` arguments an actor builds its segmenter from (see `Segmenter` for each one).
-
-    batch_size is windows per encoder pass, not documents per Ray batch."""
-
-    model: str | None = None
-    strategy: str = "probe"
-    threshold: float | None = None
-    device: str = "cpu"
-    batch_size: int = 16
-    probe: str | None = None
-    max_chars: int | None = None
-    precision: str = "auto"
-    preset: str = DEFAULT_PRESET
-
-    def build(self) -> Segmenter:
-        from segmenter.segmenter import Segmenter
-
-        return Segmenter(**asdict(self))
+SegmenterSettings = SegmenterConfig  # the name of the actors' settings before SegmenterConfig held them
 
 
 def segment_dataset(
     ds: ray.data.Dataset,
     text_column: str = "text",
     id_column: str | None = None,
-    settings: SegmenterSettings | None = None,
+    config: SegmenterConfig | None = None,
     *,
+    settings: SegmenterConfig | None = None,
     encoding: str = "utf-8",
     errors: str = "strict",
     batch_size: int = DOCUMENTS_PER_BATCH,
@@ -91,9 +71,11 @@ def segment_dataset(
     text_column: str values, or bytes decoded with `encoding` / `errors` ("strict" or "replace").
     id_column:   each document's id (any type, written as str); None: the SHA-1 of the document's
                  UTF-8 bytes (hex), so identical texts share an id (pass an id column to tell them apart).
-    settings:    what each actor's `Segmenter` is built from (default: `SegmenterSettings()`).
+    config:      what each actor's `Segmenter` is built from (default: `SegmenterConfig()`); its
+                 batch_size is windows per encoder pass. `settings=` is the same argument under its
+                 earlier name.
     batch_size:  documents per Ray batch; concurrency: actors in the pool (a fixed size), each with
-                 `num_cpus` CPUs (its torch threads) and `num_gpus` GPUs (set settings.device="cuda").
+                 `num_cpus` CPUs (its torch threads) and `num_gpus` GPUs (set config.device="cuda").
     A dead actor is restarted and the batch it was running is retried, without limit (Ray Data's
     defaults for actor pools), so a document that kills its worker every time stalls the job.
     A row whose `read_error` column (`READ_ERROR_COLUMN`) is not null becomes an error row with that
@@ -101,13 +83,19 @@ def segment_dataset(
     """
     import ray.data
 
+    if settings is not None:
+        if config is not None:
+            raise ConfigError("the segmenter settings are given twice: as config and as settings=")
+        config = settings
+    if config is not None and not isinstance(config, SegmenterConfig):
+        raise ConfigError(f"config must be a SegmenterConfig, got {type(config).__name__} {config!r}")
     if concurrency < 1 or batch_size < 1:
         raise ValueError(f"concurrency and batch_size must be at least 1, not {concurrency}, {batch_size}")
     "".encode(encoding)  # an unknown encoding is a LookupError now, not in every actor
     return ds.map_batches(
         SegmentBatches,
         fn_constructor_kwargs={
-            "settings": settings or SegmenterSettings(),
+            "config": config if config is not None else SegmenterConfig(),
             "text_column": text_column,
             "id_column": id_column,
             "encoding": encoding,
@@ -127,7 +115,7 @@ class SegmentBatches:
 
     def __init__(
         self,
-        settings: SegmenterSettings,
+        config: SegmenterConfig,
         text_column: str,
         id_column: str | None,
         encoding: str,
@@ -136,8 +124,10 @@ class SegmentBatches:
     ):
         import torch
 
+        from segmenter.segmenter import Segmenter
+
         torch.set_num_threads(threads)
-        self.segmenter = settings.build()
+        self.segmenter = Segmenter(config)
         self.text_column, self.id_column = text_column, id_column
         self.encoding, self.errors = encoding, errors
 

@@ -14,8 +14,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:  # pragma: no cover
+    from segmenter.config import SegmenterConfig
 
 OBJECT_STORE_BYTES = 256 << 20  # a local instance's shared memory for blocks in flight (spills beyond)
 RAY_ONLY = ("address", "text_column", "id_column", "actors", "cpus_per_actor", "gpus_per_actor")
@@ -69,8 +73,9 @@ def refuse_ray_only(ctx: click.Context) -> None:
             raise click.UsageError(f"--{name.replace('_', '-')} needs --engine ray")
 
 
-def run(files, fmt, output, settings, encoding, errors, progress, options: dict) -> None:
-    """Segment `files` on Ray into the folder `output`; one-line errors (exit 1) for runtime failures."""
+def run(files, fmt, output, config: SegmenterConfig, encoding, errors, progress, options: dict) -> None:
+    """Segment `files` on Ray into the folder `output`, each actor with a segmenter built from `config`;
+    one-line errors (exit 1) for runtime failures."""
     from click.core import ParameterSource
 
     from segmenter.ray_output import FORMATS, StagedFolder
@@ -99,7 +104,7 @@ def run(files, fmt, output, settings, encoding, errors, progress, options: dict)
         raise click.ClickException(str(exc)) from exc
     started = _connect(options["address"])
     try:
-        manifest = _segment(paths, folder, fmt, settings, encoding, errors, progress, options)
+        manifest = _segment(paths, folder, fmt, config, encoding, errors, progress, options)
     except SegmenterError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -136,7 +141,7 @@ def _connect(address: str | None) -> bool:
     return True
 
 
-def _segment(paths, folder, fmt, settings, encoding, errors, progress, options) -> dict:
+def _segment(paths, folder, fmt, config, encoding, errors, progress, options) -> dict:
     import ray
     import ray.data
     from tqdm import tqdm
@@ -153,7 +158,7 @@ def _segment(paths, folder, fmt, settings, encoding, errors, progress, options) 
     documents = documents_dataset(paths, options["text_column"], options["id_column"], encoding, errors)
     actors = options["actors"] or _pool_size(ray.cluster_resources(), cpus, gpus)
     rows = segment_dataset(
-        documents, "text", "id", settings, encoding=encoding, errors=errors,
+        documents, "text", "id", config, encoding=encoding, errors=errors,
         concurrency=actors, num_cpus=cpus, num_gpus=gpus,
     )  # fmt: skip
     total = sum(os.path.getsize(path) for path in paths)

@@ -15,7 +15,9 @@ no sentence is left without a letter or digit.
 
 The encoder loads on first use (or in `initialize`), not at construction, so that `add_pipe`, loading a
 saved pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice.
-Importing this module loads neither transformers nor `segmenter.encoder`. Serialisation stores the
+Importing this module loads neither transformers nor `segmenter.encoder`. The settings it shares with
+`Segmenter` are held in one `SegmenterConfig` (`component.config`), built from the factory's settings;
+the others (overwrite, topics, topic_sensitivity) are the component's. Serialisation stores the
 settings and the probe (msgpack/JSON via srsly, read back within the size and depth limits of
 `segmenter.bounded`: a corrupted file is one `ConfigError` line); the backbone weights are never saved,
 only the model's name or path. Loading restores the saved settings, except those that
@@ -25,10 +27,12 @@ Training a probe and the model code live elsewhere (`segmenter.train`, `segmente
 
 from __future__ import annotations
 
+import inspect
 import os
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -43,37 +47,16 @@ from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
 from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
-from segmenter.config import (
-    DEFAULT_PRESET,
-    DecodeConfig,
-    check_batch_size,
-    check_precision,
-    check_preset,
-    check_strategy,
-)
+from segmenter.config import SegmenterConfig, check_batch_size
 from segmenter.errors import ConfigError
 
-DEFAULT_CONFIG: dict[str, Any] = {
-    "model": None,
-    "strategy": "probe",
-    "threshold": None,
-    "batch_size": 16,
-    "device": "cpu",
-    "overwrite": False,
-    "preset": DEFAULT_PRESET,
-    "precision": "auto",
-    "topics": False,
-    "topic_sensitivity": 1.0,
-}
-SETTINGS = tuple(DEFAULT_CONFIG)
+# The SegmenterConfig fields the component takes as settings: all but the probe (saved as a file of
+# its own, never a setting) and max_chars (not offered). Their defaults are SegmenterConfig's.
+NOT_SETTINGS = ("probe", "max_chars")
+SEGMENTER_SETTINGS = tuple(name for name in SegmenterConfig.field_names() if name not in NOT_SETTINGS)
+COMPONENT_SETTINGS: dict[str, Any] = {"overwrite": False, "topics": False, "topic_sensitivity": 1.0}
 
 
-@Language.factory(
-    "attention_segmenter",
-    assigns=["token.is_sent_start", "doc.sents", "doc.spans"],
-    default_config=DEFAULT_CONFIG,
-    default_score_weights={"sents_f": 1.0, "sents_p": 0.0, "sents_r": 0.0},
-)
 def make_attention_segmenter(
     nlp: Language,
     name: str,
@@ -88,71 +71,65 @@ def make_attention_segmenter(
     topics: bool = False,
     topic_sensitivity: float = 1.0,
 ) -> AttentionSegmenter:
-    """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`."""
-    component = AttentionSegmenter(
-        name,
-        model=model,
-        strategy=strategy,
-        threshold=threshold,
-        batch_size=batch_size,
-        device=device,
-        overwrite=overwrite,
-        preset=preset,
-        precision=precision,
-        topics=topics,
-        topic_sensitivity=topic_sensitivity,
-    )
+    """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`. spaCy's config system reads
+    the settings from this signature, so it names each one: those of SEGMENTER_SETTINGS and
+    COMPONENT_SETTINGS, in the order of DEFAULT_CONFIG (and of the saved `cfg` file)."""
+    settings = {key: value for key, value in locals().items() if key in SETTINGS}
+    component = AttentionSegmenter(name, **settings)
     component._nlp = weakref.ref(nlp)  # to tell load-time config overrides from saved settings
     return component
+
+
+SETTINGS = tuple(inspect.signature(make_attention_segmenter).parameters)[2:]  # after nlp and name
+if set(SETTINGS) != {*SEGMENTER_SETTINGS, *COMPONENT_SETTINGS}:  # pragma: no cover - caught on import
+    raise ConfigError(
+        f"the spaCy factory's settings {SETTINGS} are not those of SegmenterConfig and the component"
+    )
+DEFAULT_CONFIG: dict[str, Any] = {
+    key: COMPONENT_SETTINGS[key] if key in COMPONENT_SETTINGS else getattr(SegmenterConfig(), key)
+    for key in SETTINGS
+}
+Language.factory(
+    "attention_segmenter",
+    assigns=["token.is_sent_start", "doc.sents", "doc.spans"],
+    default_config=DEFAULT_CONFIG,
+    default_score_weights={"sents_f": 1.0, "sents_p": 0.0, "sents_r": 0.0},
+)(make_attention_segmenter)
 
 
 class AttentionSegmenter(Pipe):
     """Sentence boundaries from an encoder's attention heads, as a spaCy component.
 
-    model:      None (packaged default), a Hugging Face id, or a local path
-    strategy:   "probe", "sep-attention" or "similarity"
-    threshold:  boundary probability cut-off (None: the probe's or strategy's tuned default)
-    batch_size: encoder windows per forward pass (windows of all docs in a batch are pooled)
-    device:     torch device of the encoder
+    The settings of SEGMENTER_SETTINGS (model, strategy, threshold, device, batch_size, precision,
+    preset) are those of `segmenter.config.SegmenterConfig`, and held in one, `config`, whose probe is
+    the one restored by from_disk/from_bytes (None: the one shipped for the model; `preset` is then
+    ignored). The component's own settings:
+
     overwrite:  False keeps boundaries set by an earlier component; True replaces them
-    preset:     shipped probe, "accurate" (default), "fast" or "signals" (ignored once a probe is restored)
-    precision:  encoder arithmetic, "auto", "float32" or "bfloat16"
     topics:     also set doc.spans["topics"]: topical sections, each a run of whole sentences
                 (`segmenter.topics.TopicSegmenter` over doc.sents; off by default)
     topic_sensitivity: how readily a new topic starts (higher: more topics)
+
+    batch_size is encoder windows per forward pass; the windows of all docs in a batch are pooled.
+    Each setting is also an attribute (`component.threshold`); a new value is checked at once, and
+    used by the segmenter built next (one already built keeps its settings).
     """
 
     def __init__(
         self,
         name: str = "attention_segmenter",
         *,
-        model: str | None = None,
-        strategy: str = "probe",
-        threshold: float | None = None,
-        batch_size: int = 16,
-        device: str = "cpu",
         overwrite: bool = False,
-        preset: str = DEFAULT_PRESET,
-        precision: str = "auto",
         topics: bool = False,
         topic_sensitivity: float = 1.0,
+        **settings,
     ):
+        unknown = sorted(set(settings) - set(SEGMENTER_SETTINGS))
+        if unknown:
+            raise TypeError(f"AttentionSegmenter got unknown settings {', '.join(unknown)}")
         self.name = name
-        self._apply_settings(
-            {
-                "model": model,
-                "strategy": strategy,
-                "threshold": threshold,
-                "batch_size": batch_size,
-                "device": device,
-                "overwrite": overwrite,
-                "preset": preset,
-                "precision": precision,
-                "topics": topics,
-                "topic_sensitivity": topic_sensitivity,
-            }
-        )
-        self._probe = None  # a Probe restored by from_disk/from_bytes; None: the one shipped for the model
+        component = {"overwrite": overwrite, "topics": topics, "topic_sensitivity": topic_sensitivity}
+        self._apply_settings({**DEFAULT_CONFIG, **settings, **component})
         self._segmenter = None
         self._topics = None  # the TopicSegmenter, built on first use when `topics` is on
         self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
@@ -165,33 +142,22 @@ class AttentionSegmenter(Pipe):
 
     # -- settings and the lazily built Segmenter ------------------------------------------------------
 
-    def _apply_settings(self, cfg: dict[str, Any]) -> None:
-        """Validate and store the settings (cheap checks only: no model is loaded here)."""
-        check_strategy(cfg["strategy"])
-        check_batch_size(cfg["batch_size"])
+    def _apply_settings(self, cfg: dict[str, Any], probe=None) -> None:
+        """Validate and store the settings `cfg` (all of SETTINGS) and `probe` (cheap checks only: no
+        model is loaded here). Nothing is stored unless every setting is valid."""
         for key in ("model", "device"):
             if cfg.get(key) is not None and not isinstance(cfg[key], str):
                 raise ConfigError(f"{key} must be a name or a path, got {cfg[key]!r}")
-        if cfg["threshold"] is not None:
-            DecodeConfig(threshold=cfg["threshold"])
+        config = SegmenterConfig(**{key: cfg[key] for key in SEGMENTER_SETTINGS}, probe=probe)
         if not isinstance(cfg["overwrite"], bool):
             raise ConfigError(f"overwrite must be true or false, got {cfg['overwrite']!r}")
-        cfg = {**DEFAULT_CONFIG, **cfg}  # settings saved before preset/precision existed
-        check_preset(cfg["preset"])
-        check_precision(cfg["precision"])
-        self.model = cfg["model"]
-        self.strategy = cfg["strategy"]
-        self.threshold = cfg["threshold"]
-        self.batch_size = cfg["batch_size"]
-        self.device = cfg["device"]
-        self.overwrite = cfg["overwrite"]
-        self.preset = cfg["preset"]
-        self.precision = cfg["precision"]
         if not isinstance(cfg["topics"], bool):
             raise ConfigError(f"topics must be true or false, got {cfg['topics']!r}")
         from segmenter.topics import check_options
 
         check_options(None, cfg["topic_sensitivity"], 1, None)
+        self.config = config
+        self.overwrite = cfg["overwrite"]
         self.topics = cfg["topics"]
         self.topic_sensitivity = cfg["topic_sensitivity"]
 
@@ -206,16 +172,7 @@ class AttentionSegmenter(Pipe):
         if self._segmenter is None:
             from segmenter.segmenter import Segmenter
 
-            self._segmenter = Segmenter(
-                model=self.model,
-                strategy=self.strategy,
-                threshold=self.threshold,
-                device=self.device,
-                batch_size=self.batch_size,
-                probe=self._probe,
-                preset=self.preset,
-                precision=self.precision,
-            )
+            self._segmenter = Segmenter(self.config)
         return self._segmenter
 
     def _current_probe(self):
@@ -224,12 +181,13 @@ class AttentionSegmenter(Pipe):
             return None
         if self._segmenter is not None:
             return self._segmenter.probe
-        if self._probe is None:
+        if self.config.probe is None:
             from segmenter.encoder import DEFAULT_MODEL_NAME
             from segmenter.segmenter import load_probe_for
 
-            self._probe = load_probe_for(self.model or DEFAULT_MODEL_NAME, None, self.preset)
-        return self._probe
+            probe = load_probe_for(self.model or DEFAULT_MODEL_NAME, None, self.preset)
+            self.config = replace(self.config, probe=probe)
+        return self.config.probe
 
     def initialize(self, get_examples: Callable[[], Iterable[Example]] | None = None, *, nlp=None) -> None:
         """Load the encoder now, so that `nlp.initialize()` surfaces a missing model or probe early."""
@@ -401,10 +359,28 @@ class AttentionSegmenter(Pipe):
         """Adopt saved settings and probe; the Segmenter is rebuilt with them on next use."""
         from segmenter.probe import Probe
 
-        self._apply_settings({**self.cfg, **cfg})
-        self._probe = None if probe_data is None else Probe.from_bytes(probe_data)
+        probe = None if probe_data is None else Probe.from_bytes(probe_data)
+        # settings saved before preset/precision existed lack them: those keep their current values
+        self._apply_settings({**self.cfg, **cfg}, probe)
         self._segmenter = None
         self._topics = None
+
+
+def _segmenter_setting(name: str) -> property:
+    """The attribute `name` of AttentionSegmenter: the field of its `config`; setting it checks the
+    value and replaces the config (the probe kept)."""
+
+    def get(component: AttentionSegmenter):
+        return getattr(component.config, name)
+
+    def set_(component: AttentionSegmenter, value) -> None:
+        component._apply_settings({**component.cfg, name: value}, component.config.probe)
+
+    return property(get, set_, doc=f"The `{name}` of the component's SegmenterConfig.")
+
+
+for _name in SEGMENTER_SETTINGS:
+    setattr(AttentionSegmenter, _name, _segmenter_setting(_name))
 
 
 def _read_saved(path: Path, parse: Callable[[bytes], Any], limit: int) -> Any:
@@ -419,7 +395,7 @@ def _read_saved(path: Path, parse: Callable[[bytes], Any], limit: int) -> Any:
 def _rebuild(name: str, cfg: dict[str, Any], probe) -> AttentionSegmenter:
     """Unpickle an `AttentionSegmenter` (see its `__reduce__`)."""
     component = AttentionSegmenter(name, **cfg)
-    component._probe = probe
+    component.config = replace(component.config, probe=probe)
     return component
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from segmenter import model_store
+from segmenter.cli_common import set_total
 from segmenter.errors import SegmenterError
 
 
@@ -47,8 +48,6 @@ def install_model(name: str, force: bool, progress: bool) -> None:
 
     from tqdm import tqdm
 
-    from segmenter.cli import _set_total  # lazily: segmenter.cli imports this module
-
     spec = model_store.REGISTRY.get(name)
     if spec is None:
         known = ", ".join(sorted(model_store.REGISTRY))
@@ -58,7 +57,7 @@ def install_model(name: str, force: bool, progress: bool) -> None:
     )
     with bar:
         try:
-            path = model_store.install(spec, force=force, progress=bar.update, start=_set_total(bar))
+            path = model_store.install(spec, force=force, progress=bar.update, start=set_total(bar))
         except SegmenterError as exc:
             raise click.ClickException(str(exc)) from exc
         except OSError as exc:

@@ -138,3 +138,11 @@ def monkeypatch_module():
     patch.setattr(stream, "LOOK_CHARS", 30)
     yield patch
     patch.undo()
+
+
+@pytest.fixture(scope="module")
+def runner():
+    """click's CliRunner, for invoking `segmenter.cli.main` in-process (stdout and stderr apart)."""
+    from click.testing import CliRunner
+
+    return CliRunner()

@@ -42,18 +42,9 @@ def test_threshold_outside_zero_to_one_is_a_usage_error(sample, value):
     ("option", "value"), [("--c", "nan"), ("--learning-rate", "inf"), ("--holdout", "nan")]
 )
 def test_train_float_options_refuse_nan_and_inf(tmp_path, option, value):
-    args = [
-        "train",
-        "--data",
-        f"conllu:{tmp_path / 'missing.conllu'}",
-        "--out",
-        str(tmp_path / "p"),
-        option,
-        value,
-    ]
-    if option == "--learning-rate":
-        args += ["--tune-blocks", "1"]
-    assert_usage_error(CliRunner().invoke(main, args), option)
+    subcommand = ["tune", "--blocks", "1"] if option == "--learning-rate" else ["probe"]
+    data = ["--data", f"conllu:{tmp_path / 'missing.conllu'}", "--out", str(tmp_path / "p")]
+    assert_usage_error(CliRunner().invoke(main, ["train", *subcommand, *data, option, value]), option)
 
 
 def test_empty_output_path_is_a_usage_error(sample):

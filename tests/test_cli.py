@@ -1,4 +1,5 @@
-"""`segmenter segment` and `segmenter train` through click's CliRunner: formats, output, exit codes."""
+"""`segmenter segment` through click's CliRunner: formats, output, exit codes (`segmenter train`:
+tests/test_train_cli.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,6 @@ from click.testing import CliRunner
 from segmenter.cli import main, one_line
 
 TEXT = "The bus was late again. Nobody on the platform seemed surprised.\n\nA new paragraph starts here."
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
 
 
 @pytest.fixture
@@ -211,31 +207,6 @@ def test_usage_errors_exit_2(runner, sample):
     assert runner.invoke(main, ["segment", "--strategy", "magic", str(sample)]).exit_code == 2
 
 
-def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_bert_dir):
-    data = tiny_conllu
-    out = tmp_path / "probe"
-    args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
-    shape = ["--layers", "1,2", "--window-size", "16", "--members", "2"]
-    result = runner.invoke(main, [*args, *shape])
-    assert result.exit_code == 0, result.output
-    meta = json.loads((out / "meta.json").read_text())
-    assert meta["training_data"][0].startswith(f"conllu:{data}")
-    assert meta["members"] == 2 and meta["unmarked_share"] == 0.0
-    assert meta["window"] == {"size": 16, "stride": 12}  # the stride follows the window: 3/4 of it
-    for bad in (["--layers", "3,2"], ["--window-size", "16", "--stride", "14"], ["--unmarked-share", "1.5"]):
-        refused = runner.invoke(main, [*args, *bad])
-        assert refused.exit_code == 2, (bad, refused.output)
-    assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2
-    logistic = runner.invoke(main, [*args, "--members", "2", "--kind", "logistic"])
-    assert logistic.exit_code == 2 and "--kind mlp" in logistic.output
-    text = "The dog ran. It stopped."
-    seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
-    assert seg.exit_code == 0, seg.output
-    assert " ".join(seg.stdout.split()) == text
-    unprobed = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir)], input=text)
-    assert unprobed.exit_code == 1 and "no trained probe" in unprobed.stderr
-
-
 def _write(path, data: bytes):
     path.write_bytes(data)
     return path
@@ -266,3 +237,32 @@ def test_python_dash_m_runs_the_cli_with_every_command():
     assert done.returncode == 0, done.stderr
     for command in ("segment", "topics", "models", "bench", "analyze", "train"):
         assert f"  {command} " in done.stdout
+
+
+def test_config_options_hand_the_command_one_segmenter_config(runner):
+    """`segment` and `topics` read their segmenter settings from one SegmenterConfig built by the
+    shared options: the defaults are SegmenterConfig's, and each option sets its field."""
+    import click
+
+    from segmenter.cli_common import CONFIG_OPTIONS, config_options
+    from segmenter.config import SegmenterConfig
+
+    seen = []
+
+    @click.command()
+    @config_options
+    def command(config):
+        seen.append(config)
+
+    assert set(CONFIG_OPTIONS) == set(SegmenterConfig.field_names()) - {"max_chars"}
+    assert runner.invoke(command, []).exit_code == 0
+    args = ["--model", "m", "--strategy", "similarity", "--threshold", "0.3", "--device", "meta"]
+    args += ["--precision", "float32", "--preset", "fast", "--batch-size", "4", "--probe", "p"]
+    assert runner.invoke(command, args).exit_code == 0
+    assert seen == [
+        SegmenterConfig(),
+        SegmenterConfig(
+            model="m", strategy="similarity", threshold=0.3, device="meta", precision="float32",
+            preset="fast", batch_size=4, probe="p",
+        ),
+    ]  # fmt: skip

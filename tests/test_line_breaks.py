@@ -270,8 +270,8 @@ def test_streamed_line_flags_equal_one_piece(
 
 def test_train_command_line_breaks_option(tiny_bert_dir, tiny_conllu, tmp_path):
     out = tmp_path / "probe"
-    args = ["train", "--model", str(tiny_bert_dir), "--data", f"conllu:{tiny_conllu}", "--layers", "1"]
-    args += ["--line-breaks", "--window-size", "16", "--out", str(out), "--no-progress"]
+    args = ["train", "probe", "--model", str(tiny_bert_dir), "--data", f"conllu:{tiny_conllu}"]
+    args += ["--layers", "1", "--line-breaks", "--window-size", "16", "--out", str(out), "--no-progress"]
     result = CliRunner().invoke(cli.main, args)
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())

@@ -19,10 +19,13 @@ from click.testing import CliRunner
 
 from benchmarks.datasets import evaluation_items, load_dataset
 from segmenter.cli import main
+from segmenter.config import SegmenterConfig
+from segmenter.errors import ConfigError
 from segmenter.ray_engine import SegmenterSettings, segment_dataset
 from segmenter.ray_output import StagedFolder
+from segmenter.segmenter import Segmenter
 
-SETTINGS = SegmenterSettings(preset="fast")
+CONFIG = SegmenterConfig(preset="fast")
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +41,7 @@ def ray_instance():
 
 @pytest.fixture(scope="module")
 def local():
-    return SETTINGS.build()
+    return Segmenter(CONFIG)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +68,7 @@ def read_jsonl(path: Path) -> list[dict]:
 def test_spans_equal_local_segment_on_ewt_dev(ray_instance, local, ewt_texts):
     documents = [(f"doc{i}", text) for i, text in enumerate(ewt_texts)]
     ds = ray.data.from_items([{"key": k, "body": t} for k, t in documents])
-    rows = segment_dataset(ds, "body", "key", SETTINGS, batch_size=5, concurrency=2).take_all()
+    rows = segment_dataset(ds, "body", "key", CONFIG, batch_size=5, concurrency=2).take_all()
     assert all(row["error"] is None for row in rows)
     assert without_score(rows) == expected_rows(local, documents)
     assert all(0.0 <= row["score"] <= 1.0 for row in rows)
@@ -77,7 +80,7 @@ def test_killed_actor_loses_and_repeats_nothing(ray_instance, local, ewt_texts):
     documents = [(f"doc{i}", text) for i, text in enumerate(ewt_texts)]
     ds = ray.data.from_items([{"id": k, "text": t} for k, t in documents], override_num_blocks=12)
     rows, killed = [], []
-    for batch in segment_dataset(ds, "text", "id", SETTINGS, batch_size=2, concurrency=1).iter_batches(
+    for batch in segment_dataset(ds, "text", "id", CONFIG, batch_size=2, concurrency=1).iter_batches(
         batch_format="pyarrow", batch_size=None
     ):
         rows.extend(batch.to_pylist())
@@ -93,6 +96,22 @@ def test_killed_actor_loses_and_repeats_nothing(ray_instance, local, ewt_texts):
                 killed.append(process.pid)
     assert killed
     assert without_score(rows) == expected_rows(local, documents)
+
+
+def test_settings_keyword_and_segmenter_settings_name_still_work(ray_instance, local, ewt_texts):
+    """Callers from before SegmenterConfig: `SegmenterSettings` is SegmenterConfig, passed as settings=."""
+    assert SegmenterSettings is SegmenterConfig
+    documents = [(f"doc{i}", text) for i, text in enumerate(ewt_texts[:3])]
+    ds = ray.data.from_items([{"id": k, "text": t} for k, t in documents])
+    rows = segment_dataset(ds, "text", "id", settings=SegmenterSettings(preset="fast")).take_all()
+    assert without_score(rows) == expected_rows(local, documents)
+
+
+def test_segment_dataset_refuses_settings_given_twice_or_of_another_kind():
+    with pytest.raises(ConfigError, match="given twice"):
+        segment_dataset(None, config=CONFIG, settings=CONFIG)
+    with pytest.raises(ConfigError, match="must be a SegmenterConfig, got dict"):
+        segment_dataset(None, "text", None, {"preset": "fast"})
 
 
 def write_inputs(folder: Path) -> None:

@@ -206,9 +206,9 @@ def cli_setup(tiny, tiny_bert_dir, tiny_probe_dir, tmp_path_factory):
     (the CLI code path is otherwise unchanged: reading and decoding files, segmenting, rendering)."""
     calls = []
 
-    def build(model, strategy, threshold, device, batch_size, probe=None, *_precision_and_preset):
-        calls.append((model, strategy, probe))
-        return tiny[strategy]
+    def build(config):
+        calls.append((config.model, config.strategy, config.probe))
+        return tiny[config.strategy]
 
     return SimpleNamespace(
         folder=tmp_path_factory.mktemp("cli-inputs"),

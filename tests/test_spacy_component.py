@@ -3,6 +3,7 @@ serialisation, scoring and its place before the parser of the small English pipe
 
 from __future__ import annotations
 
+import json
 import pickle
 import subprocess
 import sys
@@ -389,3 +390,86 @@ def test_parser_respects_the_boundaries_set_before_it():
         assert starts(doc) == ours
         differs += starts(alone) != ours
     assert differs >= 1  # e.g. the unpunctuated text: the parser alone does not split it
+
+
+# -- one SegmenterConfig, and pipelines saved before it ------------------------------------------------
+
+SAVED_AT_5D6F47D = Path(__file__).resolve().parent / "fixtures" / "spacy-pipeline-5d6f47d"
+
+
+def test_settings_are_one_segmenter_config_and_the_factory_names_each():
+    import inspect
+
+    from segmenter.config import SegmenterConfig
+    from segmenter.spacy_component import SEGMENTER_SETTINGS, make_attention_segmenter
+
+    assert DEFAULT_CONFIG == {  # as they were written out before they came from SegmenterConfig
+        "model": None, "strategy": "probe", "threshold": None, "batch_size": 16, "device": "cpu",
+        "overwrite": False, "preset": "accurate", "precision": "auto", "topics": False,
+        "topic_sensitivity": 1.0,
+    }  # fmt: skip
+    parameters = list(inspect.signature(make_attention_segmenter).parameters)
+    assert parameters[:2] == ["nlp", "name"] and parameters[2:] == list(DEFAULT_CONFIG)
+    assert set(DEFAULT_CONFIG) == {*SEGMENTER_SETTINGS, "overwrite", "topics", "topic_sensitivity"}
+    component = AttentionSegmenter(strategy="similarity", threshold=0.3, batch_size=4, overwrite=True)
+    assert component.config == SegmenterConfig(strategy="similarity", threshold=0.3, batch_size=4)
+    changed = {"strategy": "similarity", "threshold": 0.3, "batch_size": 4, "overwrite": True}
+    assert component.cfg == {**DEFAULT_CONFIG, **changed}
+    component.threshold = 0.6  # an attribute, as before: checked, and the config follows
+    assert component.config.threshold == 0.6
+    with pytest.raises(ConfigError, match="threshold"):
+        component.threshold = 1.5
+    assert component.threshold == 0.6
+    with pytest.raises(TypeError, match="unknown settings max_chars"):
+        AttentionSegmenter(max_chars=80)
+
+
+def test_a_pipeline_saved_before_the_one_config_still_loads(tmp_path):
+    """tests/fixtures/spacy-pipeline-5d6f47d: `nlp.to_disk` at commit 5d6f47d of a blank English pipeline
+    with the component (settings only; its tokenizer and vocab files left out of the fixture)."""
+    from segmenter.config import SegmenterConfig
+
+    saved = json.loads((SAVED_AT_5D6F47D / "attention_segmenter" / "cfg").read_text(encoding="utf-8"))
+    nlp = spacy.load(SAVED_AT_5D6F47D, exclude=["tokenizer", "vocab"])
+    component = nlp.get_pipe("attention_segmenter")
+    assert component.cfg == saved == {
+        **DEFAULT_CONFIG, "strategy": "similarity", "threshold": 0.7, "batch_size": 8, "overwrite": True,
+        "preset": "fast", "precision": "float32", "topics": True, "topic_sensitivity": 2.0,
+    }  # fmt: skip
+    assert component.config == SegmenterConfig(
+        strategy="similarity", threshold=0.7, batch_size=8, preset="fast", precision="float32"
+    )
+    nlp.to_disk(tmp_path / "again", exclude=["tokenizer", "vocab"])
+    again, before = tmp_path / "again" / "attention_segmenter", SAVED_AT_5D6F47D / "attention_segmenter"
+    assert (again / "cfg").read_bytes() == (before / "cfg").read_bytes()  # the same file, byte for byte
+    assert sorted(p.name for p in again.iterdir()) == ["cfg"]
+    override = {"components": {"attention_segmenter": {"threshold": 0.2}}}
+    overridden = spacy.load(SAVED_AT_5D6F47D, exclude=["tokenizer", "vocab"], config=override)
+    assert overridden.get_pipe("attention_segmenter").config.threshold == 0.2
+
+
+def test_a_component_folder_in_the_old_format_with_a_probe_loads(tiny_bert_dir, tiny_probe_dir, tmp_path):
+    """The files `to_disk` wrote before the one config, written here literally: `cfg` (JSON, in the old
+    key order) and `probe` (msgpack of Probe.to_bytes)."""
+    from segmenter.probe import Probe
+    from segmenter.segmenter import Segmenter
+
+    probe = Probe.load(tiny_probe_dir)
+    folder = tmp_path / "attention_segmenter"
+    folder.mkdir()
+    (folder / "cfg").write_text(
+        f'{{\n  "model":"{tiny_bert_dir}",\n  "strategy":"probe",\n  "threshold":null,\n  "batch_size":2,\n'
+        '  "device":"cpu",\n  "overwrite":false,\n  "preset":"accurate",\n  "precision":"float32",\n'
+        '  "topics":false,\n  "topic_sensitivity":1.0\n}',
+        encoding="utf-8",
+    )
+    srsly.write_msgpack(folder / "probe", probe.to_bytes())
+    component = AttentionSegmenter().from_disk(folder)
+    assert (component.model, component.batch_size, component.precision) == (str(tiny_bert_dir), 2, "float32")
+    restored = component.config.probe
+    assert restored.to_bytes() == probe.to_bytes()
+    text = "The cat sat down. It was tired! Number 3 ended."
+    doc = component(spacy.blank("en").make_doc(text))
+    direct = Segmenter(model=str(tiny_bert_dir), probe=probe, batch_size=2, precision="float32")
+    spans = next(direct.pipe([text]))  # the component's path: gap probabilities, then decoding
+    assert starts(doc)[1:] == token_starts(doc, [span.start for span in spans[1:]])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from segmenter.cli import main
 
@@ -18,11 +17,6 @@ FOOTBALL = (
     "Fans celebrated the league title in the stadium."
 )
 TEXT = COOKING + " " + FOOTBALL + "\n"
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return CliRunner()
 
 
 @pytest.fixture

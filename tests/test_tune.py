@@ -140,9 +140,9 @@ def test_tune_config_is_validated():
 def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tiny_conllu):
     data = tiny_conllu
     out = tmp_path / "tuned"
-    args = ["train", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
+    args = ["--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
     tune = [
-        "--tune-blocks",
+        "--blocks",
         "1",
         "--rank",
         "2",
@@ -156,7 +156,7 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
         "0.5",
     ]
     runner = CliRunner()
-    result = runner.invoke(main, [*args, *tune])
+    result = runner.invoke(main, ["train", "tune", *args, *tune])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "meta.json").read_text())
     assert meta["tuned"] == {**meta["tuned"], "blocks": 1, "rank": 2, "epochs": 1}
@@ -165,6 +165,7 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
     assert meta["signals"] is False  # a tuned probe reads no signals unless asked
     elsewhere = [
         "train",
+        "tune",
         "--data",
         f"conllu:{data}",
         "--out",
@@ -175,11 +176,11 @@ def test_train_cli_tunes_and_refuses_frozen_options(tiny_bert_dir, tmp_path, tin
     signals = runner.invoke(main, [*elsewhere, *tune, "--signals"])
     assert signals.exit_code == 0, signals.output
     assert json.loads((tmp_path / "s" / "meta.json").read_text())["signals"] is True
-    refused = runner.invoke(main, [*args, *tune, "--layers", "1,2"])
-    assert refused.exit_code == 2 and "--layers" in refused.output
-    untuned = runner.invoke(main, [*args, "--learning-rate", "0.01"])
+    refused = runner.invoke(main, ["train", "tune", *args, *tune, "--layers", "1,2"])
+    assert refused.exit_code == 2 and "--layers describes a probe of the frozen encoder" in refused.output
+    untuned = runner.invoke(main, ["train", "probe", *args, "--learning-rate", "0.01"])
     assert untuned.exit_code == 2 and "--learning-rate applies only with --tune-blocks" in untuned.output
-    too_deep = runner.invoke(main, [*args, "--tune-blocks", "13"])
+    too_deep = runner.invoke(main, ["train", "tune", *args, "--blocks", "13"])
     assert too_deep.exit_code == 1 and "layer 13 does not exist" in too_deep.output
     text = "The dog ran. It stopped."
     seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)

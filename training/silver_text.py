@@ -6,7 +6,8 @@
 writes OUT_DIR/handbook.txt (about 250,000 characters of paragraphs from The Debian Administrator's
 Handbook, English HTML edition; GPL-2.0+ or CC-BY-SA-3.0) and OUT_DIR/fortunes.txt (about 118,000
 characters of prose fortune cookies; BSD). One paragraph per blank-line block, as `segmenter train
---data raw:PATH` reads it; the sentences are cut by its punctuation rule (silver labels).
+tune --data raw:PATH` (and `train probe`) reads it; the sentences are cut by its punctuation rule
+(silver labels).
 
 Selection: handbook paragraphs of at least 150 characters, at least three quarters letters, with a
 full stop inside and no code-like characters or ellipses; fortunes without indented (verse) or

@@ -1,0 +1,135 @@
+"""`segmenter train probe` and `segmenter train tune` through click's CliRunner: every option of the
+single `train` command they replace belongs to one of them (or both) with its default, an option of the
+other subcommand is a usage error naming it, and the form without a subcommand still runs the same
+training."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from segmenter.cli import main
+from segmenter.train_cli import probe, tune
+
+# every option of `segmenter train` before the split -> where it went
+SHARED = {
+    "--data", "--out", "--model", "--signals", "--no-signals", "--line-breaks", "--no-line-breaks",
+    "--conditions", "--unmarked-share", "--hidden-units", "--window-size", "--stride", "--holdout",
+    "--seed", "--split-seed", "--batch-size", "--precision", "--progress", "--no-progress",
+}  # fmt: skip
+PROBE_ONLY = {
+    "--layers", "--hidden", "--no-hidden", "--vectors", "--no-vectors", "--surface", "--no-surface",
+    "--context", "--kind", "--c", "--members", "--refit", "--no-refit",
+}  # fmt: skip
+TUNE_ONLY = {"--tune-blocks", "--rank", "--epochs", "--learning-rate"}
+
+
+def option_names(command) -> set[str]:
+    return {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+
+
+def defaults(command) -> dict:
+    return {param.name: param.default for param in command.params}
+
+
+def test_every_option_of_the_single_command_kept_its_place_and_default():
+    assert option_names(probe) == SHARED | PROBE_ONLY
+    assert option_names(tune) == SHARED | TUNE_ONLY | {"--blocks"}  # --blocks: --tune-blocks' new name
+    frozen, tuned = defaults(probe), defaults(tune)
+    common = {"conditions": "both", "unmarked_share": 0.0, "window_size": 128, "stride": None}
+    common |= {"holdout": 0.2, "seed": 0, "split_seed": None, "batch_size": 16, "precision": "auto"}
+    for name, value in common.items():
+        assert frozen[name] == tuned[name] == value, name
+    frozen_only = {"layers": "2,3,4", "hidden": True, "vectors": False, "surface": True, "context": 1}
+    frozen_only |= {"kind": "mlp", "c": 0.005, "members": 1, "refit": False}
+    assert {name: frozen[name] for name in frozen_only} == frozen_only
+    assert (tuned["rank"], tuned["epochs"], tuned["learning_rate"]) == (16, 8, 5e-4)
+    # the defaults the single command chose by --tune-blocks: signals, hidden units, line breaks (None:
+    # those of --surface)
+    assert (frozen["signals"], frozen["hidden_units"], frozen["line_breaks"]) == (True, 128, None)
+    assert (tuned["signals"], tuned["hidden_units"], tuned["line_breaks"]) == (False, 256, True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tune", "--blocks", "1", "--layers", "1,2"], "--layers describes a probe of the frozen encoder"),
+        (["tune", "--blocks", "1", "--no-surface"], "--no-surface describes a probe of the frozen encoder"),
+        (["probe", "--rank", "2"], "--rank applies only with --tune-blocks"),
+        (["probe", "--tune-blocks", "2"], "--tune-blocks is an option of `main train tune`, not"),
+        (["--learning-rate", "0.01"], "--learning-rate applies only with --tune-blocks"),  # the old form
+        (["--tune-blocks", "1", "--refit"], "--refit describes a probe of the frozen encoder"),
+        (["probe", "--no-such-option"], "No such option"),
+    ],
+)
+def test_an_option_of_the_other_subcommand_is_a_usage_error_naming_it(tmp_path, args, message):
+    data = ["--data", f"conllu:{tmp_path / 'missing.conllu'}", "--out", str(tmp_path / "p")]
+    result = CliRunner().invoke(main, ["train", *args, *data])
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+
+
+def test_the_group_lists_its_subcommands():
+    for args in (["train"], ["train", "--help"], ["train", "-h"]):
+        result = CliRunner().invoke(main, args)
+        assert "probe" in result.output and "tune" in result.output, args
+        assert "--data" not in result.output  # the group's own help, not a subcommand's
+
+
+@pytest.fixture
+def train_args(tmp_path, tiny_conllu, tiny_bert_dir):
+    def make(out: str, *options: str) -> list[str]:
+        data = ["--data", f"conllu:{tiny_conllu}", "--out", str(tmp_path / out)]
+        return [*data, "--model", str(tiny_bert_dir), "--no-progress", *options]
+
+    return make
+
+
+def written(result, folder) -> tuple[dict, bytes]:
+    assert result.exit_code == 0, result.output
+    return json.loads((folder / "meta.json").read_text()), (folder / "probe.npz").read_bytes()
+
+
+SMALL_TUNE = ["--rank", "2", "--epochs", "1", "--hidden-units", "8", "--window-size", "16"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (["--layers", "1", "--window-size", "16"], ["probe", "--layers", "1", "--window-size", "16"]),
+        (["--tune-blocks", "1", *SMALL_TUNE], ["tune", "--blocks", "1", *SMALL_TUNE]),
+    ],
+    ids=["probe", "tune"],
+)
+def test_the_form_without_a_subcommand_trains_the_same_probe(tmp_path, train_args, old, new):
+    runner = CliRunner()
+    before = written(runner.invoke(main, ["train", *train_args("old", *old)]), tmp_path / "old")
+    after = written(runner.invoke(main, ["train", new[0], *train_args("new", *new[1:])]), tmp_path / "new")
+    assert before == after
+
+
+def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_bert_dir):
+    data = tiny_conllu
+    out = tmp_path / "probe"
+    args = ["train", "probe", "--data", f"conllu:{data}", "--out", str(out), "--model", str(tiny_bert_dir)]
+    shape = ["--layers", "1,2", "--window-size", "16", "--members", "2"]
+    result = runner.invoke(main, [*args, *shape])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["training_data"][0].startswith(f"conllu:{data}")
+    assert meta["members"] == 2 and meta["unmarked_share"] == 0.0
+    assert meta["window"] == {"size": 16, "stride": 12}  # the stride follows the window: 3/4 of it
+    for bad in (["--layers", "3,2"], ["--window-size", "16", "--stride", "14"], ["--unmarked-share", "1.5"]):
+        refused = runner.invoke(main, [*args, *bad])
+        assert refused.exit_code == 2, (bad, refused.output)
+    assert runner.invoke(main, [*args, "--members", "0"]).exit_code == 2
+    logistic = runner.invoke(main, [*args, "--members", "2", "--kind", "logistic"])
+    assert logistic.exit_code == 2 and "--kind mlp" in logistic.output
+    text = "The dog ran. It stopped."
+    seg = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir), "--probe", str(out)], input=text)
+    assert seg.exit_code == 0, seg.output
+    assert " ".join(seg.stdout.split()) == text
+    unprobed = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir)], input=text)
+    assert unprobed.exit_code == 1 and "no trained probe" in unprobed.stderr
