@@ -16,7 +16,7 @@ STRATEGIES = ("probe", "sep-attention", "similarity")
 PRESETS = ("accurate", "fast", "signals")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
 RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
     "frozen": "it was trained on the UD English dev files, which the presets are now chosen on; use "
-    "'accurate', or train a probe of the untuned encoder with `segmenter train --data ud-train`",
+    "'accurate', or train a probe of the untuned encoder with `segmenter train probe --data ud-train`",
 }
 DEFAULT_PRESET = "accurate"
 PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`

@@ -69,7 +69,7 @@ def load_probe_for(backbone: str, probe: str | Path | Probe | None, preset: str 
     if probe is None and not folder.is_dir():
         raise ProbeError(
             f"no trained probe for backbone {backbone!r} (preset {preset}) in {folder.parent}; "
-            f"train one with `segmenter train --model {backbone}` and pass it with --probe, "
+            f"train one with `segmenter train probe --model {backbone}` and pass it with --probe, "
             "or use --strategy sep-attention or similarity"
         )
     return Probe.load(folder)
@@ -300,7 +300,7 @@ def check_probe_fits(probe: Probe, features: FeatureConfig, encoder: Encoder) ->
     if trained_on is not None and trained_on != encoder.name:
         raise ProbeError(
             f"probe was trained on backbone {trained_on!r} but the model is {encoder.name!r}; "
-            f"train one with `segmenter train --model {encoder.name}`"
+            f"train one with `segmenter train probe --model {encoder.name}`"
         )
     width = expected_width(features, encoder)
     if probe.dimension != width:
