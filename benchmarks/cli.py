@@ -16,10 +16,10 @@ from pathlib import Path
 
 import click
 
-from benchmarks.datasets import BUILTIN, CONDITIONS, load_dataset
-from benchmarks.report import markdown_table, write_outputs
-from benchmarks.runner import environment, make_tasks, run_benchmark
-from benchmarks.systems import DEFAULT_SYSTEMS, SystemOptions, check_name
+from segmenter.bench.datasets import BUILTIN, CONDITIONS, load_dataset
+from segmenter.bench.report import markdown_table, write_outputs
+from segmenter.bench.runner import environment, make_tasks, run_benchmark
+from segmenter.bench.systems import DEFAULT_SYSTEMS, SystemOptions, check_name
 from segmenter.errors import SegmenterError
 
 DEFAULT_DATASETS = ("ewt-test", "golden-rules")

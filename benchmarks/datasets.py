@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from benchmarks.metrics import align
+from segmenter.bench.metrics import align
 from segmenter.corpus import (
     LAYOUTS,
     Document,

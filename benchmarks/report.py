@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.runner import Run
+from segmenter.bench.runner import Run
 
 COLUMNS = (
     "system", "dataset", "condition", "P", "R", "F1", "R unmarked", "exact", "chars/s", "threads",

@@ -21,7 +21,7 @@ import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchmarks.metrics import boundaries_of
+from segmenter.bench.metrics import boundaries_of
 from segmenter.config import DEFAULT_PRESET, PRESETS, STRATEGIES
 from segmenter.errors import ConfigError
 
@@ -212,7 +212,7 @@ def _punkt_parameters_from_dev():
     """Punkt parameters trained on the text of the shipped EWT dev copy (never on test data)."""
     from nltk.tokenize.punkt import PunktTrainer
 
-    from benchmarks.datasets import load_dataset
+    from segmenter.bench.datasets import load_dataset
 
     trainer = PunktTrainer()
     trainer.INCLUDE_ALL_COLLOCS = True

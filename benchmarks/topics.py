@@ -11,7 +11,7 @@ per document, averaged per subset.
 
 Systems: `attention` (ours, `TopicSegmenter` at its default sensitivity) and `attention:known` (told
 the true number of sections), NLTK's TextTiling (sentences as its paragraphs, stopwords from
-scikit-learn, NLTK's stopword corpus needs a download), `c99` / `c99:known` (`benchmarks.c99`),
+scikit-learn, NLTK's stopword corpus needs a download), `c99` / `c99:known` (`segmenter.bench.c99`),
 `even:known` (the true number of sections, evenly spaced) and `none` (one section).
 Writes results.json, results.md and similarity_curve.png under --out.
 """
@@ -30,9 +30,9 @@ from pathlib import Path
 import click
 import numpy as np
 
-from benchmarks.c99 import c99
-from benchmarks.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
-from benchmarks.topic_metrics import scores
+from segmenter.bench.c99 import c99
+from segmenter.bench.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
+from segmenter.bench.topic_metrics import scores
 
 SYSTEMS = ("attention", "attention:known", "texttiling", "c99", "c99:known", "even:known", "none")
 UD_TASK = "ud-test"

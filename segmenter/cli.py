@@ -600,9 +600,9 @@ def _set_total(bar):
 def _register_optional_commands() -> None:
     """bench, analyze, topics and models live with their own code; imported here so `segmenter --help`
     lists them."""
-    from benchmarks.cli import bench
-    from benchmarks.topics import bench_topics
     from segmenter.analysis.cli import analyze
+    from segmenter.bench.cli import bench
+    from segmenter.bench.topics import bench_topics
     from segmenter.store_cli import models
     from segmenter.topics_cli import topics
 

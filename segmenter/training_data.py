@@ -96,7 +96,7 @@ def load_training_documents(specs: Sequence[str]) -> tuple[list[Document], list[
             found = list(documents_from_raw_text(read_input(path), path, rule_sentences))
             sources.append(f"raw:{path} (silver sentences from punctuation rules, {len(found)} paragraphs)")
         else:
-            from benchmarks.datasets import load_dataset
+            from segmenter.bench.datasets import load_dataset
 
             dataset = load_dataset(spec)
             found = list(dataset.documents)

@@ -1,4 +1,5 @@
-"""A wheel built from the project carries the shipped probes, and the default segmenter works from it.
+"""A wheel built from the project carries the shipped probes and the benchmark harness (as
+`segmenter.bench`, with its gold data), and the default segmenter works from it.
 
 The editable install the README uses reads `segmenter/models/` from the checkout; a user who installs
 a wheel has only what the wheel holds.
@@ -46,7 +47,10 @@ def test_wheel_holds_every_shipped_probe_file(wheel):
         assert set(shipped) <= names
         for name in shipped:
             assert archive.read(name) == (ROOT / name).read_bytes()
-        assert any(name.startswith("benchmarks/data/") for name in names)
+        assert any(name.startswith("segmenter/bench/data/golden_rules/") for name in names)
+        assert any(name.startswith("segmenter/bench/data/ud_english_ewt/") for name in names)
+        assert "segmenter/bench/cli.py" in names
+        assert not any(name.startswith("benchmarks/") for name in names)  # no generic top-level package
 
 
 @pytest.mark.slow

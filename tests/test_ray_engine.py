@@ -17,7 +17,7 @@ import pytest
 import ray
 from click.testing import CliRunner
 
-from benchmarks.datasets import evaluation_items, load_dataset
+from segmenter.bench.datasets import evaluation_items, load_dataset
 from segmenter.cli import main
 from segmenter.ray_engine import SegmenterSettings, segment_dataset
 from segmenter.ray_output import StagedFolder
