@@ -18,7 +18,7 @@ DEFAULT_DATASET = "ewt-dev"
 
 def load_documents(spec: str, max_docs: int | None):
     """(dataset name, documents) of a `segmenter bench` dataset spec, cut to the first `max_docs`."""
-    from segmenter.bench.datasets import load_dataset  # lazily: the benchmarks package is only needed here
+    from segmenter.gold import load_dataset
 
     dataset = load_dataset(spec).head(max_docs)
     return dataset.name, list(dataset.documents)
