@@ -1,7 +1,8 @@
 """`segmenter analyze`: the click command that runs the attention-head analysis and writes the report.
 
-Registered on the main group with `main.add_command(analyze)`. Library errors become one-line messages
-(`click.ClickException`, exit 1); bad option values are usage errors (exit 2). Leaves out: the analysis.
+Listed by the main group and imported when it runs (`segmenter.lazy_commands`). Library errors become
+one-line messages (`click.ClickException`, exit 1); bad option values are usage errors (exit 2).
+Leaves out: the analysis.
 """
 
 from __future__ import annotations
