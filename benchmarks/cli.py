@@ -20,8 +20,9 @@ import click
 from segmenter.bench.datasets import BUILTIN, CONDITIONS, load_dataset
 from segmenter.bench.report import markdown_table, write_outputs
 from segmenter.bench.runner import environment, make_tasks, run_benchmark
-from segmenter.bench.systems import DEFAULT_SYSTEMS, SystemOptions, check_name
-from segmenter.errors import SegmenterError
+from segmenter.bench.systems import DEFAULT_SYSTEMS, SystemOptions, check_name, libraries
+from segmenter.errors import MissingExtraError, SegmenterError
+from segmenter.extras import require_installed
 
 DEFAULT_DATASETS = ("ewt-test", "golden-rules")
 
@@ -104,6 +105,13 @@ def bench(
             check_name(name)
         except SegmenterError as exc:
             raise click.BadParameter(str(exc), param_hint="--system") from exc
+    try:  # found, not imported: the systems load in their own processes, and are timed there
+        for name in systems:
+            require_installed(libraries(name), "bench", f"segmenter bench (system {name})")
+        if out is not None:
+            require_installed(("matplotlib",), "bench", "segmenter bench --out (its F1/speed figure)")
+    except MissingExtraError as exc:
+        raise click.ClickException(str(exc)) from exc
     loaded = []
     for spec in dict.fromkeys(datasets or DEFAULT_DATASETS):
         try:

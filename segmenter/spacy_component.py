@@ -33,14 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import srsly
-from spacy.attrs import SENT_START
-from spacy.language import Language
-from spacy.pipeline import Pipe
-from spacy.scorer import Scorer
-from spacy.tokens import Doc
-from spacy.training import Example, validate_examples
-from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
 from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
 from segmenter.config import (
@@ -52,6 +44,18 @@ from segmenter.config import (
     check_strategy,
 )
 from segmenter.errors import ConfigError
+from segmenter.extras import require
+
+require("spacy", "spacy", "the spaCy component")  # one line naming the extra, instead of a traceback
+
+import srsly
+from spacy.attrs import SENT_START
+from spacy.language import Language
+from spacy.pipeline import Pipe
+from spacy.scorer import Scorer
+from spacy.tokens import Doc
+from spacy.training import Example, validate_examples
+from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
 DEFAULT_CONFIG: dict[str, Any] = {
     "model": None,

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from segmenter.errors import ConfigError, SegmenterError
+from segmenter.extras import require
 
 DEFAULT_DATASET = "ewt-dev"
 
@@ -90,18 +91,15 @@ def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress,
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
+        for module in ("matplotlib", "sklearn") if probe else ("matplotlib",):  # before the encoder runs
+            require(module, "analysis", "segmenter analyze")
         name, documents = load_documents(dataset_spec, max_docs)
         encoder = Encoder(model, device=device)
         analysis = run_analysis(encoder, documents, params, dataset=name, progress=progress)
         analysis.heads["command"] = command_line(model, dataset_spec, max_docs, top_percent, out, probe)
         paths = write_report(analysis, out)
-    except SegmenterError as exc:
+    except SegmenterError as exc:  # a missing [analysis] extra too (MissingExtraError)
         raise click.ClickException(str(exc)) from exc
-    except ImportError as exc:
-        raise click.ClickException(
-            f"segmenter analyze needs matplotlib and scikit-learn ({exc}); "
-            "run: pip install matplotlib scikit-learn"
-        ) from exc
     for claim in analysis.heads["claims"]:
         verdict = "holds" if claim["holds"] else "does not hold"
         click.echo(f"{claim['claim']}: {verdict} ({claim['evidence'].split(';')[0]})")
