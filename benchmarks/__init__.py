@@ -1,5 +1,7 @@
-"""Benchmark harness for `segmenter bench`: datasets, systems, metrics, runner, reports.
+"""Benchmark harness for `segmenter bench` and `segmenter bench-topics`: datasets, systems, metrics,
+runner, reports.
 
-`load_dataset(spec)` (in `benchmarks.datasets`) is the stable entry point other commands use to resolve
-dataset specs. Nothing is imported here, so `import benchmarks` stays cheap.
+Installed as `segmenter.bench` (pyproject.toml maps this `benchmarks/` folder, which also keeps the
+harness's data, results and reports, onto that name), so no generic top-level `benchmarks` package is
+installed. Nothing is imported here, so `import segmenter.bench` stays cheap.
 """

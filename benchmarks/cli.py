@@ -1,8 +1,9 @@
 """`segmenter bench`: accuracy and speed of our segmenter and rule-based splitters, side by side.
 
-A click command (registered in `segmenter.cli` with `main.add_command(bench)`). It resolves the
-datasets, runs every system in each condition, prints the markdown table and, with `--out`, writes
-results.json, results.md and f1_vs_speed.png. The work is done in `datasets`, `runner` and `report`;
+A click command, the `bench` entry point of the `segmenter.commands` group (pyproject.toml), which
+`segmenter.cli` lists and loads when it runs. It resolves the datasets, runs every system in each
+condition, prints the markdown table and, with `--out`, writes results.json, results.md and
+f1_vs_speed.png. The work is done in `datasets`, `runner` and `report`;
 this module only turns options into calls and errors into click exceptions.
 
 Examples:
@@ -16,11 +17,12 @@ from pathlib import Path
 
 import click
 
-from benchmarks.datasets import BUILTIN, CONDITIONS, load_dataset
-from benchmarks.report import markdown_table, write_outputs
-from benchmarks.runner import environment, make_tasks, run_benchmark
-from benchmarks.systems import DEFAULT_SYSTEMS, SystemOptions, check_name
-from segmenter.errors import SegmenterError
+from segmenter.bench.datasets import BUILTIN, CONDITIONS, load_dataset
+from segmenter.bench.report import markdown_table, write_outputs
+from segmenter.bench.runner import environment, make_tasks, run_benchmark
+from segmenter.bench.systems import DEFAULT_SYSTEMS, SystemOptions, check_name, libraries
+from segmenter.errors import MissingExtraError, SegmenterError
+from segmenter.extras import require_installed
 
 DEFAULT_DATASETS = ("ewt-test", "golden-rules")
 
@@ -103,6 +105,13 @@ def bench(
             check_name(name)
         except SegmenterError as exc:
             raise click.BadParameter(str(exc), param_hint="--system") from exc
+    try:  # found, not imported: the systems load in their own processes, and are timed there
+        for name in systems:
+            require_installed(libraries(name), "bench", f"segmenter bench (system {name})")
+        if out is not None:
+            require_installed(("matplotlib",), "bench", "segmenter bench --out (its F1/speed figure)")
+    except MissingExtraError as exc:
+        raise click.ClickException(str(exc)) from exc
     loaded = []
     for spec in dict.fromkeys(datasets or DEFAULT_DATASETS):
         try:

@@ -1,6 +1,6 @@
 """Ray engine benchmark: chars/s of local `segmenter segment` and of `--engine ray` with 1 and 2 actors.
 
-It writes FILES text files of EWT dev paragraphs (`benchmarks.scale.write_text`, MB/FILES million
+It writes FILES text files of EWT dev paragraphs (`segmenter.bench.scale.write_text`, MB/FILES million
 characters each) and a tiny one-sentence file to a temporary folder, then times each command once, as
 a fresh child process (start-up and model loading included), on the big input and on the tiny one:
 
@@ -15,7 +15,7 @@ wrote and whether the Ray runs' spans equal the local run's (local batches small
 
 What it does not do: repeat runs or report variance, run on more than this machine, or measure memory.
 
-    python -m benchmarks.ray_speed --mb 3 --files 6 --out benchmarks/results/ray
+    python -m segmenter.bench.ray_speed --mb 3 --files 6 --out benchmarks/results/ray
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import click
 
-from benchmarks.scale import ewt_paragraphs, write_text
+from segmenter.bench.scale import ewt_paragraphs, write_text
 
 SEGMENTER = [sys.executable, "-m", "segmenter.cli"]
 SYSTEMS = {

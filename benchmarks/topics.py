@@ -11,7 +11,7 @@ per document, averaged per subset.
 
 Systems: `attention` (ours, `TopicSegmenter` at its default sensitivity) and `attention:known` (told
 the true number of sections), NLTK's TextTiling (sentences as its paragraphs, stopwords from
-scikit-learn, NLTK's stopword corpus needs a download), `c99` / `c99:known` (`benchmarks.c99`),
+scikit-learn, NLTK's stopword corpus needs a download), `c99` / `c99:known` (`segmenter.bench.c99`),
 `even:known` (the true number of sections, evenly spaced) and `none` (one section).
 Writes results.json, results.md and similarity_curve.png under --out.
 """
@@ -30,9 +30,11 @@ from pathlib import Path
 import click
 import numpy as np
 
-from benchmarks.c99 import c99
-from benchmarks.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
-from benchmarks.topic_metrics import scores
+from segmenter.bench.c99 import c99
+from segmenter.bench.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
+from segmenter.bench.topic_metrics import scores
+from segmenter.errors import MissingExtraError
+from segmenter.extras import require, require_installed
 
 SYSTEMS = ("attention", "attention:known", "texttiling", "c99", "c99:known", "even:known", "none")
 UD_TASK = "ud-test"
@@ -196,8 +198,7 @@ def markdown(record: dict) -> str:
 
 def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> None:
     """Similarity across each sentence gap of one UD sample, with gold and predicted topic starts."""
-    import matplotlib
-
+    matplotlib = require("matplotlib", "bench", "the similarity figure of segmenter bench-topics")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
@@ -235,6 +236,10 @@ def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> Non
 @click.option("--ud-samples", type=click.IntRange(min=1), default=100, show_default=True)
 def bench_topics(data, out, systems, limit_docs, ud_samples) -> None:
     """Topic segmentation: Pk and WindowDiff on Choi (2000) set 1 and UD test concatenations."""
+    try:  # found, not imported: the systems are timed in this process
+        require_installed(("nltk", "sklearn", "matplotlib"), "bench", "segmenter bench-topics")
+    except MissingExtraError as exc:
+        raise click.ClickException(str(exc)) from exc
     root = data_dir(data)
     if not (root / "choi2000").is_dir():
         raise click.ClickException(f"no choi2000 folder in {root}; pass --data or set SEGMENTER_DATA")

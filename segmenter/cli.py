@@ -153,19 +153,13 @@ main.add_command(train)
 
 
 def _register_optional_commands() -> None:
-    """bench, analyze, topics and models live with their own code; imported here so `segmenter --help`
-    lists them."""
-    from benchmarks.cli import bench
-    from benchmarks.topics import bench_topics
-    from segmenter.analysis.cli import analyze
-    from segmenter.store_cli import models
-    from segmenter.topics_cli import topics
+    """analyze, topics and models (the library's) and the commands of the `segmenter.commands` entry-point
+    group (the benchmark harness's bench and bench-topics) live with their own code; each is listed here
+    by name and imported only when click needs it (`segmenter.lazy_commands`)."""
+    from segmenter.lazy_commands import optional_commands
 
-    main.add_command(bench)
-    main.add_command(analyze)
-    main.add_command(topics)
-    main.add_command(bench_topics)
-    main.add_command(models)
+    for command in optional_commands(taken=main.commands):
+        main.add_command(command)
 
 
 if __name__ == "__main__":

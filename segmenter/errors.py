@@ -29,3 +29,8 @@ class ProbeError(SegmenterError):
 
 class InputError(SegmenterError):
     """Input text could not be read (missing file, directory, undecodable bytes, binary data)."""
+
+
+class MissingExtraError(SegmenterError, ImportError):
+    """A feature needs a library of an optional part (a pip extra) that is not installed; the message names
+    the extra and the command that installs it (`segmenter.extras`)."""

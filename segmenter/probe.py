@@ -31,6 +31,7 @@ import torch
 from segmenter.adapter import layers_of
 from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, read_bytes
 from segmenter.errors import ProbeError
+from segmenter.extras import require
 from segmenter.features import gap_picks
 
 ARRAYS = "probe.npz"
@@ -259,11 +260,13 @@ def fit(
     scale = np.where(scale > 1e-6, scale, 1.0)
     x = (features - mean) / scale
     if kind == "logistic":
+        require("sklearn", "train", "training a probe")
         from sklearn.linear_model import LogisticRegression
 
         model = LogisticRegression(C=c, max_iter=3000, solver="lbfgs").fit(x, labels)
         weights, biases = (model.coef_.T,), (model.intercept_,)
     else:
+        require("sklearn", "train", "training a probe")
         from sklearn.neural_network import MLPClassifier
 
         model = MLPClassifier(

@@ -20,10 +20,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from segmenter.errors import InputError
+from segmenter.extras import require
+
+pa = require("pyarrow", "ray", "reading inputs for --engine ray")
+pq = require("pyarrow.parquet", "ray", "reading inputs for --engine ray")
+
 from segmenter.ray_engine import READ_ERROR_COLUMN, read_documents, text_of
 
 if TYPE_CHECKING:  # pragma: no cover

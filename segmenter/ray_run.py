@@ -78,6 +78,14 @@ def run(files, fmt, output, config: SegmenterConfig, encoding, errors, progress,
     one-line errors (exit 1) for runtime failures."""
     from click.core import ParameterSource
 
+    from segmenter.errors import MissingExtraError, SegmenterError
+    from segmenter.extras import require
+
+    try:
+        for module in ("ray", "pyarrow"):  # before segmenter.ray_output, which imports pyarrow
+            require(module, "ray", "--engine ray")
+    except MissingExtraError as exc:
+        raise click.ClickException(str(exc)) from exc
     from segmenter.ray_output import FORMATS, StagedFolder
 
     if click.get_current_context().get_parameter_source("fmt") is not ParameterSource.COMMANDLINE:
@@ -86,11 +94,6 @@ def run(files, fmt, output, config: SegmenterConfig, encoding, errors, progress,
         raise click.UsageError(f"--engine ray writes --format {' or '.join(FORMATS)}, not {fmt}")
     if output == "-" or not files:
         raise click.UsageError("--engine ray needs INPUTS and -o OUT_DIR (it writes a folder of shards)")
-    try:
-        import ray  # noqa: F401
-    except ImportError as exc:
-        raise click.ClickException('--engine ray needs Ray: pip install "attention-segmenter[ray]"') from exc
-    from segmenter.errors import SegmenterError
     from segmenter.ray_inputs import expand_inputs
 
     try:

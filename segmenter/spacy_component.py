@@ -37,6 +37,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
+from segmenter.config import SegmenterConfig, check_batch_size
+from segmenter.errors import ConfigError
+from segmenter.extras import require
+
+require("spacy", "spacy", "the spaCy component")  # one line naming the extra, instead of a traceback
+
 import srsly
 from spacy.attrs import SENT_START
 from spacy.language import Language
@@ -45,10 +53,6 @@ from spacy.scorer import Scorer
 from spacy.tokens import Doc
 from spacy.training import Example, validate_examples
 from spacy.util import ensure_path, from_disk, minibatch, to_disk
-
-from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
-from segmenter.config import SegmenterConfig, check_batch_size
-from segmenter.errors import ConfigError
 
 # The SegmenterConfig fields the component takes as settings: all but the probe (saved as a file of
 # its own, never a setting) and max_chars (not offered). Their defaults are SegmenterConfig's.

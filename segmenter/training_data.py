@@ -1,6 +1,6 @@
 """Resolve `segmenter train --data` specs into gold or silver documents.
 
-`conllu:PATH`, `golden:PATH` and built-in names go through the benchmark's dataset specs (gold).
+`conllu:PATH`, `golden:PATH` and built-in names are dataset specs (`segmenter.gold`: gold documents).
 `ud-train` (or `ud-train:DIR`) stands for the train splits of the six UD English treebanks in UD_TRAIN,
 read from DIR, else from `$SEGMENTER_UD`, else from `../shared/data/ud` (the project's data folder
 beside a clone); their dev and test splits are never read through it.
@@ -19,6 +19,7 @@ from pathlib import Path
 from segmenter.charclasses import RULE_CLOSING, RULE_OPENING, RULE_SENTENCE_FINAL
 from segmenter.corpus import Document, documents_from_raw_text
 from segmenter.errors import InputError
+from segmenter.gold import load_dataset
 from segmenter.io import read_input
 
 # A sentence ends at . ! ? or an ellipsis (RULE_SENTENCE_FINAL), optionally followed by closing quotes or
@@ -101,8 +102,6 @@ def load_training_documents(specs: Sequence[str]) -> tuple[list[Document], list[
             found = list(documents_from_raw_text(read_input(path), path, rule_sentences))
             sources.append(f"raw:{path} (silver sentences from punctuation rules, {len(found)} paragraphs)")
         else:
-            from benchmarks.datasets import load_dataset
-
             dataset = load_dataset(spec)
             found = list(dataset.documents)
             sources.append(f"{spec} ({len(found)} documents, gold)")

@@ -282,7 +282,7 @@ def test_attention_rows_sum_to_one_on_the_real_model(real_encoder):
 
 @pytest.mark.slow
 def test_real_model_on_ewt_dev(real_encoder):
-    from benchmarks.datasets import load_dataset
+    from segmenter.gold import load_dataset
 
     docs = list(load_dataset("ewt-dev").documents[:8])
     analysis = run_analysis(real_encoder, docs, AnalysisParams(**SMALL_PROBE), "ewt-dev")

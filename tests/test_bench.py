@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchmarks import runner as runner_module
-from benchmarks.cli import bench
-from benchmarks.datasets import DATA_DIR, evaluation_items, load_dataset
-from benchmarks.metrics import normalize
-from benchmarks.report import markdown_table, results_json, write_outputs
-from benchmarks.runner import Run, environment, make_tasks, run_benchmark
-from benchmarks.systems import DEFAULT_SYSTEMS, Adapter, SystemUnavailable, check_name, load_system
+from segmenter.bench import runner as runner_module
+from segmenter.bench.cli import bench
+from segmenter.bench.datasets import DATA_DIR, evaluation_items, load_dataset
+from segmenter.bench.metrics import normalize
+from segmenter.bench.report import markdown_table, results_json, write_outputs
+from segmenter.bench.runner import Run, environment, make_tasks, run_benchmark
+from segmenter.bench.systems import DEFAULT_SYSTEMS, Adapter, SystemUnavailable, check_name, load_system
 from segmenter.errors import ConfigError, InputError
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -351,7 +351,7 @@ def test_thread_settings_of_the_benchmark_process_itself_are_left_as_they_were(t
 
 
 def test_busy_companions_spin_while_the_block_runs_and_are_gone_after():
-    from benchmarks.resources import busy_companions
+    from segmenter.bench.resources import busy_companions
 
     with busy_companions(2) as processes:
         assert len(processes) == 2 and all(p.poll() is None for p in processes)

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import segmenter.cli as cli
-from benchmarks.datasets import CONDITIONS, WRAP_WIDTH, evaluation_items, has_paragraphs, load_dataset
-from benchmarks.runner import make_tasks
+from segmenter.bench.datasets import CONDITIONS, WRAP_WIDTH, evaluation_items, has_paragraphs, load_dataset
+from segmenter.bench.runner import make_tasks
 from segmenter.config import FeatureConfig
 from segmenter.corpus import Document, corrupt_document, read_conllu, with_line_breaks, wrapped
 from segmenter.errors import ConfigError, InputError
@@ -201,7 +201,7 @@ def test_benchmark_layout_conditions_only_where_there_are_paragraphs():
 
 
 def test_bench_refuses_a_layout_condition_without_paragraphs():
-    from benchmarks.cli import bench
+    from segmenter.bench.cli import bench
 
     args = ["--condition", "lines", "--dataset", "golden-rules", "--system", "pysbd"]
     result = CliRunner().invoke(bench, args)

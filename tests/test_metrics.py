@@ -1,4 +1,4 @@
-"""Boundary metrics with hand-computed expected values (benchmarks.metrics)."""
+"""Boundary metrics with hand-computed expected values (segmenter.bench.metrics)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.metrics import (
+from segmenter.bench.metrics import (
     Counts,
     align,
     boundaries_of,

@@ -1,4 +1,5 @@
-"""A wheel built from the project carries the shipped probes, and the default segmenter works from it.
+"""A wheel built from the project carries the shipped probes and the benchmark harness (as
+`segmenter.bench`, with its gold data), and the default segmenter works from it.
 
 The editable install the README uses reads `segmenter/models/` from the checkout; a user who installs
 a wheel has only what the wheel holds.
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from segmenter.gold import load_dataset
 from segmenter.segmenter import models_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +48,10 @@ def test_wheel_holds_every_shipped_probe_file(wheel):
         assert set(shipped) <= names
         for name in shipped:
             assert archive.read(name) == (ROOT / name).read_bytes()
-        assert any(name.startswith("benchmarks/data/") for name in names)
+        assert any(name.startswith("segmenter/bench/data/golden_rules/") for name in names)
+        assert any(name.startswith("segmenter/bench/data/ud_english_ewt/") for name in names)
+        assert "segmenter/bench/cli.py" in names
+        assert not any(name.startswith("benchmarks/") for name in names)  # no generic top-level package
 
 
 @pytest.mark.slow
@@ -76,3 +81,35 @@ def test_default_segmenter_runs_from_the_installed_wheel(wheel, tmp_path):
     where, spans = result.stdout.splitlines()[-2:]
     assert where.startswith(str(target))
     assert spans == "['It rained.', 'We stayed in.']"
+
+
+@pytest.mark.slow
+def test_harness_commands_and_gold_data_come_from_the_installed_wheel(wheel, tmp_path):
+    """The harness installs as segmenter.bench with its data, `load_dataset` reads the built-in copies
+    from there, and the wheel's entry points list bench and bench-topics for `segmenter --help`."""
+    target = tmp_path / "site"
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(target)]
+    subprocess.run([*install, str(wheel)], check=True, capture_output=True)
+    script = (
+        "import segmenter.bench.cli, segmenter.gold as gold\n"
+        "from importlib.metadata import entry_points\n"
+        "print(segmenter.bench.cli.__file__); print(gold.DATA_DIR)\n"
+        "print(sorted(f'{ep.name}={ep.value}' for ep in entry_points(group='segmenter.commands')))\n"
+        "print(*(len(gold.load_dataset(name).documents) for name in ('ewt-test', 'golden-rules')))\n"
+        "from segmenter.cli import main\n"
+        "main(['--help'])\n"
+    )
+    env = {"PYTHONPATH": str(target), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, env=env, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    harness, data, commands, sizes, *help_text = result.stdout.splitlines()
+    assert harness == str(target / "segmenter" / "bench" / "cli.py")
+    assert data == str(target / "segmenter" / "bench" / "data")
+    entry_points = ["bench-topics=segmenter.bench.topics:bench_topics", "bench=segmenter.bench.cli:bench"]
+    assert commands == str(entry_points)
+    expected = [len(load_dataset(name).documents) for name in ("ewt-test", "golden-rules")]  # the checkout's
+    assert sizes == " ".join(map(str, expected))
+    for command in ("bench", "bench-topics", "analyze", "topics", "models"):
+        assert any(line.startswith(f"  {command} ") for line in help_text)

@@ -17,7 +17,7 @@ import pytest
 import ray
 from click.testing import CliRunner
 
-from benchmarks.datasets import evaluation_items, load_dataset
+from segmenter.bench.datasets import evaluation_items, load_dataset
 from segmenter.cli import main
 from segmenter.config import SegmenterConfig
 from segmenter.errors import ConfigError

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchmarks import scale
-from benchmarks.scale import SizeResult, checks, count_lines, measure, verdict, write_text
+from segmenter.bench import scale
+from segmenter.bench.scale import SizeResult, checks, count_lines, measure, verdict, write_text
 
 PARAGRAPHS = ["One two three. Four five.", "Six seven eight nine.", "Ten."]
 

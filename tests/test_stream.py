@@ -257,8 +257,8 @@ def test_character_by_character_with_long_whitespace_runs(tiny_segmenter, monkey
 
 
 def test_real_model_streamed_equals_one_piece(monkeypatch):
-    from benchmarks.datasets import load_dataset
     from segmenter import Segmenter
+    from segmenter.gold import load_dataset
 
     monkeypatch.setattr(stream, "PIECE_CHARS", 700)
     docs = load_dataset("ewt-dev").documents[:12]
@@ -303,8 +303,8 @@ def test_cli_streams_a_large_file_with_the_same_spans(
 @pytest.mark.slow
 def test_real_model_streams_a_long_text_in_default_pieces():
     """Several default-sized pieces (64k characters), fed in uneven reads, give the one-piece spans."""
-    from benchmarks.datasets import load_dataset
     from segmenter import Segmenter
+    from segmenter.gold import load_dataset
 
     docs = [*load_dataset("ewt-dev").documents, *load_dataset("ewt-test").documents]
     text = "\n\n".join(doc.text for doc in docs)[:200_000]

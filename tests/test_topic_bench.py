@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from benchmarks.c99 import c99, divisive_boundaries, rank_matrix
-from benchmarks.topic_data import read_choi, read_choi_file, ud_concatenations
-from benchmarks.topic_metrics import boundary_string, scores, window_size
-from benchmarks.topics import even, texttiling_starts, word_index
+from segmenter.bench.c99 import c99, divisive_boundaries, rank_matrix
+from segmenter.bench.topic_data import read_choi, read_choi_file, ud_concatenations
+from segmenter.bench.topic_metrics import boundary_string, scores, window_size
+from segmenter.bench.topics import even, texttiling_starts, word_index
 
 
 def test_pk_and_windowdiff_by_hand():

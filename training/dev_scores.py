@@ -30,9 +30,9 @@ from typing import NamedTuple
 import click
 import numpy as np
 
-from benchmarks.datasets import evaluation_items, load_dataset
-from benchmarks.metrics import Counts, score, unmarked_counts
 from segmenter import Segmenter
+from segmenter.bench.datasets import evaluation_items, load_dataset
+from segmenter.bench.metrics import Counts, score, unmarked_counts
 from segmenter.config import WindowConfig
 
 DEV = ("EWT", "GUM", "LinES", "ParTUT", "ESLSpok", "Atis")  # the six dev files, in column order

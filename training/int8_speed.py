@@ -20,8 +20,8 @@ import time  # noqa: E402
 
 import torch  # noqa: E402
 
-from benchmarks.datasets import evaluation_items, load_dataset  # noqa: E402
 from segmenter import Segmenter  # noqa: E402
+from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
 
 DOCUMENTS = 120
 

@@ -1,7 +1,8 @@
 """`segmenter analyze`: the click command that runs the attention-head analysis and writes the report.
 
-Registered on the main group with `main.add_command(analyze)`. Library errors become one-line messages
-(`click.ClickException`, exit 1); bad option values are usage errors (exit 2). Leaves out: the analysis.
+Listed by the main group and imported when it runs (`segmenter.lazy_commands`). Library errors become
+one-line messages (`click.ClickException`, exit 1); bad option values are usage errors (exit 2).
+Leaves out: the analysis.
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from pathlib import Path
 import click
 
 from segmenter.errors import ConfigError, SegmenterError
+from segmenter.extras import require
 
 DEFAULT_DATASET = "ewt-dev"
 
 
 def load_documents(spec: str, max_docs: int | None):
     """(dataset name, documents) of a `segmenter bench` dataset spec, cut to the first `max_docs`."""
-    from benchmarks.datasets import load_dataset  # lazily: the benchmarks package is only needed here
+    from segmenter.gold import load_dataset
 
     dataset = load_dataset(spec).head(max_docs)
     return dataset.name, list(dataset.documents)
@@ -89,18 +91,15 @@ def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress,
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
+        for module in ("matplotlib", "sklearn") if probe else ("matplotlib",):  # before the encoder runs
+            require(module, "analysis", "segmenter analyze")
         name, documents = load_documents(dataset_spec, max_docs)
         encoder = Encoder(model, device=device)
         analysis = run_analysis(encoder, documents, params, dataset=name, progress=progress)
         analysis.heads["command"] = command_line(model, dataset_spec, max_docs, top_percent, out, probe)
         paths = write_report(analysis, out)
-    except SegmenterError as exc:
+    except SegmenterError as exc:  # a missing [analysis] extra too (MissingExtraError)
         raise click.ClickException(str(exc)) from exc
-    except ImportError as exc:
-        raise click.ClickException(
-            f"segmenter analyze needs matplotlib and scikit-learn ({exc}); "
-            "run: pip install matplotlib scikit-learn"
-        ) from exc
     for claim in analysis.heads["claims"]:
         verdict = "holds" if claim["holds"] else "does not hold"
         click.echo(f"{claim['claim']}: {verdict} ({claim['evidence'].split(';')[0]})")

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from segmenter.analysis.stats import Example
+from segmenter.extras import require
 
 FIGURES = {
     "sep_attention": "attention_sep.png",
@@ -26,8 +27,7 @@ FIGURES = {
 
 
 def _pyplot():
-    import matplotlib
-
+    matplotlib = require("matplotlib", "analysis", "the figures of segmenter analyze")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from segmenter.corpus import Document, corrupt_document
 from segmenter.encoder import Encoder
+from segmenter.extras import require
 
 WINDOWS_PER_BATCH = 16
 
@@ -174,6 +175,7 @@ def score_layers(train: GapSet, test: GapSet, n_layers: int, c: float) -> LayerS
 
     Unmeasurable (all None): no test gaps, no gold boundary among them, or a single class in `train`.
     """
+    require("sklearn", "analysis", "the per-layer probe of segmenter analyze")
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import average_precision_score
     from sklearn.pipeline import make_pipeline
