@@ -7,7 +7,8 @@ to a temporary file beside the target, renamed over it only when everything succ
 and `segment`; the options and error handling the commands share live in `segmenter.cli_common`, the
 segmentation logic in `segmenter.segmenter`; the train, topics, models, bench, bench-topics and analyze
 commands live in `segmenter.train_cli`, `segmenter.topics_cli`, `segmenter.store_cli`,
-`benchmarks.cli`, `benchmarks.topics` and `segmenter.analysis.cli`.
+`segmenter.bench.cli`, `segmenter.bench.topics` (through the `segmenter.commands` entry points) and
+`segmenter.analysis.cli`.
 """
 
 from __future__ import annotations

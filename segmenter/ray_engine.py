@@ -24,10 +24,11 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from segmenter.config import SegmenterConfig
 from segmenter.errors import ConfigError
+from segmenter.extras import require
+
+pa = require("pyarrow", "ray", "--engine ray")
 
 if TYPE_CHECKING:  # pragma: no cover
     import ray.data

@@ -306,6 +306,12 @@ def probe(
 ):  # fmt: skip
     """Fit a probe on the features of the frozen encoder."""
     from segmenter.config import FeatureConfig
+    from segmenter.extras import require_installed
+
+    try:  # before the model and the data load: the fit is scikit-learn's
+        require_installed(["sklearn"], "train", "training a probe")
+    except SegmenterError as exc:
+        raise click.ClickException(str(exc)) from exc
     from segmenter.train import TrainConfig, train_probe
 
     try:

@@ -207,17 +207,7 @@ def test_bench_topics_without_its_libraries(tmp_path, library):
 
 @pytest.mark.parametrize(
     "library",
-    [
-        "ray",
-        pytest.param(
-            "pyarrow",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="segment imports segmenter.ray_engine, which imports pyarrow at module level, "
-                "before ray_run's check",
-            ),
-        ),
-    ],
+    ["ray", "pyarrow"],
 )
 def test_ray_engine_without_its_libraries(tmp_path, library):
     text = tmp_path / "in.txt"
