@@ -5,7 +5,8 @@
 
 `readme` prints the README's markdown table (EWT test and golden rules, clean and unpunctuated, and the
 clean EWT chars/s) for the systems it lists. `compare` prints, per (system, dataset, condition), both
-runs' F1, exact match and chars/s, and exits 1 if any F1 or exact-match value differs. Reads only the
+runs' F1, exact match and chars/s, and exits 1 if any F1 or exact-match value of a row in both runs
+differs (rows in one run only are listed and not counted). Reads only the
 given files.
 """
 
@@ -54,7 +55,7 @@ def readme_table(runs: dict) -> str:
 
 
 def compare(before: dict, after: dict) -> bool:
-    """Print both runs side by side; True when every F1 and exact-match value is equal."""
+    """Print both runs side by side; True when every F1 and exact-match value in both is equal."""
     same = True
     print(
         "| system | dataset | condition | F1 before / after | exact before / after | chars/s before / after |"
@@ -64,7 +65,6 @@ def compare(before: dict, after: dict) -> bool:
         a, b = before.get(key), after.get(key)
         if a is None or b is None:
             print(f"| {' | '.join(key)} | only in {'after' if a is None else 'before'} | | |")
-            same = False
             continue
         equal = a["f1"] == b["f1"] and a["exact_match"] == b["exact_match"]
         same &= equal
