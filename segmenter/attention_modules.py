@@ -109,16 +109,16 @@ def _reading_attention_function(kernel: str):
     """An attention function in `AttentionInterface`'s signature: query, key, value (B, H, T, d) ->
     ((B, T, H, d) output, weights or None)."""
 
+    from transformers import AttentionInterface
+
+    sdpa = AttentionInterface._global_mapping["sdpa"]
+
     def attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
         reader = _READERS.get(module)
         if reader is not None:
             return reader(query, key, value), None  # (B, T, H*d): the module reshapes it as (B, T, -1)
-        if kernel == "sdpa":
-            from transformers import AttentionInterface
-
-            own = AttentionInterface._global_mapping["sdpa"]
-        else:  # the model's own eager products, defined in its modeling module
-            own = sys.modules[type(module).__module__].eager_attention_forward
+        # the model's own kernel: SDPA, or the eager products its modeling module defines
+        own = sdpa if kernel == "sdpa" else sys.modules[type(module).__module__].eager_attention_forward
         return own(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
 
     return attention

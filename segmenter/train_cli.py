@@ -242,6 +242,16 @@ def _line_breaks_option(default: bool | None, note: str):
     )
 
 
+def _hidden_units_option(default: int):
+    return click.option(
+        "--hidden-units",
+        type=click.IntRange(min=1),
+        default=default,
+        show_default=True,
+        help="ReLU units of the MLP probe's hidden layer.",
+    )
+
+
 @train.command("probe", cls=_TrainCommand, scope="describes a probe of the frozen encoder")
 @training_run_options
 @click.option("--layers", default="2,3,4", show_default=True, help="Comma-separated 1-based layers.")
@@ -279,13 +289,7 @@ def _line_breaks_option(default: bool | None, note: str):
     show_default=True,
     help="Inverse L2 strength.",
 )
-@click.option(
-    "--hidden-units",
-    type=click.IntRange(min=1),
-    default=128,
-    show_default=True,
-    help="ReLU units of the MLP probe's hidden layer.",
-)
+@_hidden_units_option(128)
 @click.option(
     "--members",
     type=click.IntRange(min=1),
@@ -385,13 +389,7 @@ def probe(
     show_default=True,
     help="Peak learning rate of the deltas.",
 )
-@click.option(
-    "--hidden-units",
-    type=click.IntRange(min=1),
-    default=256,
-    show_default=True,
-    help="ReLU units of the MLP probe's hidden layer.",
-)
+@_hidden_units_option(256)
 @click.option(
     "--signals/--no-signals",
     default=False,

@@ -3,9 +3,7 @@ module imports (function-level imports included, `if TYPE_CHECKING:` ones left o
 
 from __future__ import annotations
 
-import pytest
-
-grimp = pytest.importorskip("grimp")
+import grimp  # the dev extra installs it
 
 
 def import_cycles(graph) -> list[list[str]]:
