@@ -245,10 +245,12 @@ def fit(
     hidden: int = 128,
     seed: int = 0,
     meta: dict | None = None,
+    in_place: bool = False,
 ) -> Probe:
     """Fit a probe on standardised features.
 
-    features: (G, D) float32; labels: (G,) 0/1.
+    features: (G, D) float32; labels: (G,) 0/1. in_place: standardise `features` itself instead of a
+    copy (the caller gives them up: no second copy of a large feature matrix is held).
     logistic: L2 logistic regression with inverse strength `c`.
     mlp:      `hidden` ReLU units, L2 penalty alpha = 5e-5 / c (0.01 at the default c; larger c means
               less regularisation for both kinds), early stopping on a 10% split.
@@ -258,7 +260,9 @@ def fit(
     mean = features.mean(axis=0)
     scale = features.std(axis=0)
     scale = np.where(scale > 1e-6, scale, 1.0)
-    x = (features - mean) / scale
+    x = features if in_place else features.copy()
+    x -= mean
+    x /= scale
     if kind == "logistic":
         require("sklearn", "train", "training a probe")
         from sklearn.linear_model import LogisticRegression

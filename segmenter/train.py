@@ -231,9 +231,18 @@ def held_out_thresholds(probe: Probe, held: dict[str, GapData]) -> tuple[float, 
 
 
 def _fit(features: np.ndarray, labels: np.ndarray, config: TrainConfig) -> Probe:
-    """One probe, or the average of `config.members` MLPs fitted with consecutive seeds."""
+    """One probe, or the average of `config.members` MLPs fitted with consecutive seeds. `features` are
+    given up: a single fit standardises them in place."""
     members = [
-        fit(features, labels, kind=config.kind, c=config.c, hidden=config.hidden_units, seed=config.seed + i)
+        fit(
+            features,
+            labels,
+            kind=config.kind,
+            c=config.c,
+            hidden=config.hidden_units,
+            seed=config.seed + i,
+            in_place=config.members == 1,
+        )
         for i in range(config.members)
     ]
     return members[0] if config.members == 1 else average(members)
@@ -267,8 +276,12 @@ def train_probe(
     train_data = collect(train_docs, config.unmarked_share)
     if not train_data:
         raise InputError("training documents hold no candidate gaps; give more text")
-    features = np.concatenate([d.features for d in train_data.values()])
     labels = np.concatenate([d.labels for d in train_data.values()])
+    features = np.concatenate([d.features for d in train_data.values()])
+    # only a refit reads the per-condition arrays again: without one they go now, so the features are
+    # held once (plus the fit's standardised copy), not twice
+    kept = list(train_data.values()) if config.refit else []
+    del train_data
     probe = _fit(features, labels, config)
     del features
 
@@ -276,7 +289,7 @@ def train_probe(
     held_data = collect(held_docs) if held_docs else {}
     threshold, thresholds, dev_scores = held_out_thresholds(probe, held_data)
     if held_data and config.refit:
-        everything = [*train_data.values(), *held_data.values()]
+        everything = [*kept, *held_data.values()]
         labels = np.concatenate([d.labels for d in everything])
         features = np.concatenate([d.features for d in everything])
         probe = _fit(features, labels, config)

@@ -1,8 +1,10 @@
 """Score probes on the six UD English dev files, the selection set of the shipped presets: one row each.
 
     python training/dev_scores.py accurate fast /path/to/probe-folder [--ud ../shared/data/ud]
+    python training/dev_scores.py --model all-mpnet-base-v2 /path/to/probe-folder
 
-Each argument is a preset of the default backbone or a probe folder. The shipped presets train on the
+Each argument is a preset or a probe folder of the backbone given by --model (default: the packaged
+all-MiniLM-L6-v2). The shipped presets train on the
 UD English *train* splits (and silver text), so every dev file is unseen by all of them. A row has the
 columns of the tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it
 (pooled over a cell's texts):
@@ -130,12 +132,18 @@ def header() -> str:
     default=None,
     help="Tokens between window starts instead of the probe's own (less overlap: less compute).",
 )
-def main(probes: tuple[str, ...], ud: Path, stride: int | None) -> None:
+@click.option(
+    "--model",
+    default=None,
+    help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
+)
+def main(probes: tuple[str, ...], ud: Path, stride: int | None, model: str | None) -> None:
     """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
     cells = dev_cells(ud)
     click.echo(header())
     for probe in probes:
-        segmenter = Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
+        chosen = {"probe": probe} if Path(probe).is_dir() else {"preset": probe}
+        segmenter = Segmenter(model=model, **chosen)
         label = probe
         if stride is not None:
             segmenter.window = WindowConfig(size=segmenter.window.size, stride=stride)
