@@ -41,7 +41,8 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
     "systems",
     multiple=True,
     metavar="NAME",
-    help=f"repeatable [default: all: {', '.join(DEFAULT_SYSTEMS)}]",
+    help="repeatable; ours also as NAME@MODEL[:STRATEGY], another backbone in the same run "
+    f"[default: all: {', '.join(DEFAULT_SYSTEMS)}]",
 )
 @click.option(
     "--condition",

