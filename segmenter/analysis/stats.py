@@ -3,9 +3,10 @@
 Per text and layer, `HeadAccumulator.add` folds attention probabilities `(L, H, T, T)` and head context
 vectors `(L, T, H, d)` into fixed-size running sums; `HeadAccumulator.summary` turns the sums into the
 reported numbers. Their memory is bounded by (layers x heads x max(max_tokens, vocabulary)), never by
-the number of texts; beside them, the few per-text numbers the claims' bootstrap resamples are kept in
-a `DocumentRecorder` (documents.py), which grows with the texts. Every statistic is defined in the
-docstring of the function that computes it. Leaves out: running the model, choosing texts, plots, claims.
+the number of texts; beside them, the per-text records the claims' bootstrap resamples (a few sums per
+layer, and the token counts of each head's pairs) go to a `DocumentRecorder` (documents.py), which grows
+with the texts. Every statistic is defined in the docstring of the function that computes it.
+Leaves out: running the model, choosing texts, plots, claims.
 """
 
 from __future__ import annotations
