@@ -1,10 +1,10 @@
 """The optional parts of the package (pip extras), and the one-line error a feature raises without its part.
 
 Core installs segment, topics and the Python API. Each extra in pyproject.toml adds the libraries of one
-feature: [spacy] the spaCy component; [analysis] `segmenter analyze` (matplotlib, scikit-learn); [train]
-fitting a probe, `segmenter train` (scikit-learn); [bench] `segmenter bench` and `bench-topics` (the
-baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [mpnet] the
-12-layer backbone (its own messages: `segmenter.model_store`).
+feature: [spacy] the spaCy component; [analysis] `segmenter analyze` (matplotlib, scipy, scikit-learn);
+[train] fitting a probe, `segmenter train` (scikit-learn); [bench] `segmenter bench` and `bench-topics`
+(the baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [mpnet]
+the 12-layer backbone (its own messages: `segmenter.model_store`).
 
 `require(module, extra, feature)` imports a module where a feature needs it and raises
 `MissingExtraError`, "<feature> needs the [<extra>] extra: pip install 'attention-segmenter[<extra>]'",

@@ -113,6 +113,13 @@ def test_values_are_in_range_and_json_clean(tiny_analysis):
         "heads have unique anchors",
     ]
     assert all(isinstance(c["holds"], bool) and c["evidence"] for c in heads["claims"])
+    for claim in heads["claims"]:  # every number's interval is over the six analysed documents
+        assert claim["verdict"] in ("holds", "does not hold", "undecided")
+        assert claim["holds"] == (claim["verdict"] == "holds")
+        assert (claim["n_documents"], claim["resamples"], claim["confidence"]) == (6, 1000, 0.95)
+        for condition in claim["conditions"]:
+            low, high = condition["interval"]
+            assert low <= condition["value"] <= high
     params = heads["params"]
     assert params["top_percent"] == 5.0 and params["max_tokens_used"] == 128
     assert "pairs" in params["conventions"]
@@ -127,7 +134,10 @@ def test_report_files(tiny_analysis, tmp_path):
     assert json.loads(paths["heads"].read_text(encoding="utf-8"))["n_heads"] == 12
     for claim in tiny_analysis.heads["claims"]:
         assert claim["claim"] in report
-    assert report.count("**holds**") + report.count("**does not hold**") == 4
+    verdicts = ("**holds**", "**does not hold**", "**undecided**")
+    assert sum(report.count(verdict) for verdict in verdicts) == 4
+    assert "| 95% interval |" in report and "over the 6 analysed texts" in report
+    assert "1000 resamples" in report
 
 
 def test_attention_rows_sum_to_one_with_padding(tiny_encoder):
@@ -228,6 +238,8 @@ def test_cli_writes_the_report(tiny_bert_dir, tmp_path):
     assert "--max-docs 4 --top-percent 2" in heads["command"]
     assert (out / "report.md").exists() and (out / FIGURES["sep_attention"]).exists()
     assert "distance shrinks with depth:" in result.output
+    assert "95% interval [" in result.output and "(4 documents)" in result.output
+    assert heads["params"]["bootstrap_resamples"] == 1000 and "--resamples" not in heads["command"]
 
 
 def test_cli_without_probe(tiny_bert_dir, tmp_path):
@@ -248,6 +260,7 @@ def test_cli_without_probe(tiny_bert_dir, tmp_path):
         (["--dataset", "conllu:/no/such/file.conllu"], 1, "not found"),
         (["--top-percent", "0"], 2, "top-percent"),
         (["--max-docs", "0"], 2, "max-docs"),
+        (["--resamples", "10"], 2, "resamples"),
     ],
 )
 def test_cli_errors(tmp_path, args, code, message):

@@ -96,7 +96,7 @@ def test_spacy_component_without_spacy(block, monkeypatch):
 # --- [analysis] ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("library", ["matplotlib", "sklearn"])
+@pytest.mark.parametrize("library", ["matplotlib", "scipy", "sklearn"])
 def test_analyze_without_its_libraries_fails_before_the_work(tmp_path, library):
     args = ["analyze", "--dataset", "golden-rules", "--max-docs", "1", "--out", str(tmp_path / "a")]
     _fails_in_one_line(args, (library,), "analysis", "segmenter analyze")

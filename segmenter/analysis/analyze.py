@@ -2,8 +2,9 @@
 
 `run_analysis` streams documents through the encoder in memory-bounded batches, folds every text into a
 `HeadAccumulator` (stats.py), runs the per-layer boundary probe (probe_layers.py) and returns an
-`Analysis`: the heads.json content (plain lists and numbers, claims included) plus the one example text
-the figures draw. Leaves out: argument parsing, files, plots.
+`Analysis`: the heads.json content (plain lists and numbers, claims with their bootstrap intervals
+over the analysed documents included) plus the one example text the figures draw. Leaves out: argument
+parsing, files, plots.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ def run_analysis(
     probe = _probe(enc, documents, params, progress) if params.probe else None
     summary = acc.summary(params.repetition_threshold)
     heads = _heads_json(enc, summary, params, dataset, len(documents), skipped, max_tokens, probe)
-    heads["claims"] = evaluate_claims(heads, params)
+    heads["claims"] = evaluate_claims(heads, params, acc.documents())
     tokens = ()
     if acc.example is not None:
         tokens = tuple(enc.tokenizer.convert_ids_to_tokens(acc.example.text.ids.tolist()))

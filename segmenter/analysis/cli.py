@@ -16,6 +16,7 @@ from segmenter.errors import ConfigError, SegmenterError
 from segmenter.extras import require
 
 DEFAULT_DATASET = "ewt-dev"
+DEFAULT_RESAMPLES = 1000  # AnalysisParams.bootstrap_resamples
 
 
 def load_documents(spec: str, max_docs: int | None):
@@ -26,7 +27,7 @@ def load_documents(spec: str, max_docs: int | None):
     return dataset.name, list(dataset.documents)
 
 
-def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
+def command_line(model, dataset, max_docs, top_percent, out, probe, resamples=DEFAULT_RESAMPLES) -> str:
     """The shell command that reproduces a run, recorded in heads.json and report.md."""
     parts = ["segmenter", "analyze"]
     if model is not None:
@@ -35,6 +36,8 @@ def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
     if max_docs is not None:
         parts += ["--max-docs", str(max_docs)]
     parts += ["--top-percent", f"{top_percent:g}"]
+    if resamples != DEFAULT_RESAMPLES:
+        parts += ["--resamples", str(resamples)]
     if not probe:
         parts.append("--no-probe")
     parts += ["--out", str(out)]
@@ -65,6 +68,13 @@ def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
     help="share of each text's token pairs kept as high-similarity pairs, per head",
 )
 @click.option(
+    "--resamples",
+    type=click.IntRange(min=100),
+    default=DEFAULT_RESAMPLES,
+    show_default=True,
+    help="bootstrap resamples of the documents behind each claim's 95% interval",
+)
+@click.option(
     "--probe/--no-probe", default=True, show_default=True, help="train the per-layer boundary probe"
 )
 @click.option("--device", default="cpu", show_default=True, help="torch device for the encoder")
@@ -75,11 +85,11 @@ def command_line(model, dataset, max_docs, top_percent, out, probe) -> str:
     required=True,
     help="folder for heads.json, the PNG figures and report.md (created)",
 )
-def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress, out):
+def analyze(model, dataset_spec, max_docs, top_percent, resamples, probe, device, progress, out):
     """Attention-head analysis of a BERT-family encoder on gold sentences, testing the paper's claims.
 
-    Writes heads.json (every statistic and parameter, and the paper's claims as holds / does not hold),
-    PNG figures and report.md into OUT.
+    Writes heads.json (every statistic and parameter, and the paper's claims as holds / does not hold /
+    undecided, from 95% bootstrap intervals over the documents), PNG figures and report.md into OUT.
     """
     from segmenter.analysis.analyze import run_analysis
     from segmenter.analysis.params import AnalysisParams
@@ -87,20 +97,41 @@ def analyze(model, dataset_spec, max_docs, top_percent, probe, device, progress,
     from segmenter.encoder import Encoder
 
     try:
-        params = AnalysisParams(top_percent=top_percent, probe=probe)
+        params = AnalysisParams(top_percent=top_percent, probe=probe, bootstrap_resamples=resamples)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from exc
     try:
-        for module in ("matplotlib", "sklearn") if probe else ("matplotlib",):  # before the encoder runs
+        for module in (
+            ("matplotlib", "scipy", "sklearn") if probe else ("matplotlib", "scipy")
+        ):  # before the encoder runs
             require(module, "analysis", "segmenter analyze")
         name, documents = load_documents(dataset_spec, max_docs)
         encoder = Encoder(model, device=device)
         analysis = run_analysis(encoder, documents, params, dataset=name, progress=progress)
-        analysis.heads["command"] = command_line(model, dataset_spec, max_docs, top_percent, out, probe)
+        analysis.heads["command"] = command_line(
+            model, dataset_spec, max_docs, top_percent, out, probe, resamples
+        )
         paths = write_report(analysis, out)
     except SegmenterError as exc:  # a missing [analysis] extra too (MissingExtraError)
         raise click.ClickException(str(exc)) from exc
     for claim in analysis.heads["claims"]:
-        verdict = "holds" if claim["holds"] else "does not hold"
-        click.echo(f"{claim['claim']}: {verdict} ({claim['evidence'].split(';')[0]})")
+        click.echo(f"{claim['claim']}: {claim['verdict']} ({claim_numbers(claim)})")
     click.echo(f"wrote {paths['heads']} and {paths['report']}")
+
+
+def claim_numbers(claim: dict) -> str:
+    """A claim's numbers for the summary line: value, interval and threshold of each condition.
+
+    >>> claim_numbers({"n_documents": 9, "confidence": 0.95, "conditions": [{"quantity": "ratio",
+    ...     "value": 1.07, "interval": [0.98, 1.1], "side": "<", "threshold": 1.0}]})
+    'ratio 1.070, 95% interval [0.980, 1.100], needs < 1 (9 documents)'
+    """
+    parts = []
+    for condition in claim["conditions"]:
+        value, interval = condition["value"], condition["interval"]
+        text = f"{condition['quantity']} {'n/a' if value is None else f'{value:.3f}'}"
+        if interval is not None:
+            text += f", {100 * claim['confidence']:g}% interval [{interval[0]:.3f}, {interval[1]:.3f}]"
+        parts.append(f"{text}, needs {condition['side']} {condition['threshold']:g}")
+    sample = f" ({claim['n_documents']} documents)" if claim.get("n_documents") is not None else ""
+    return "; ".join(parts) + sample

@@ -45,6 +45,13 @@ CONVENTIONS = {
     "(p >= 0.5) on the test gaps, and their average precision (threshold-free)",
     "probe_conditions": "clean: sentences joined by one space; corrupt: each sentence lowercased and "
     "stripped of punctuation (segmenter.corpus.corrupt_document)",
+    "bootstrap": "each claim's number is recomputed on bootstrap_resamples resamples of the analysed texts "
+    "(one per document, drawn with replacement, numpy seeded with bootstrap_seed) with the same pooling as "
+    "on all of them; its interval is the percentile interval at bootstrap_confidence "
+    "(scipy.stats.bootstrap). "
+    "A number holds when its whole interval is on the claim's side of the threshold, does not hold when the "
+    "whole interval is on the other side, and is undecided otherwise or with fewer than two texts; a claim "
+    "holds when all its numbers hold and does not hold when any does not",
 }
 
 
@@ -67,6 +74,9 @@ class AnalysisParams:
     example_max_tokens:   the example text drawn in the similarity figure is the first with at least
                           three sentences and at most this many tokens.
     attention_budget_mb:  batches are sized so captured attention stays below this (at least one text).
+    bootstrap_resamples:  resamples of the documents behind each claim's interval.
+    bootstrap_confidence: coverage of the claims' percentile intervals.
+    bootstrap_seed:       seed of the resampling (one seed, the same resamples for every claim).
     """
 
     top_percent: float = 1.0
@@ -83,6 +93,9 @@ class AnalysisParams:
     probe_c: float = 0.1
     example_max_tokens: int = 120
     attention_budget_mb: int = 512
+    bootstrap_resamples: int = 1000
+    bootstrap_confidence: float = 0.95
+    bootstrap_seed: int = 0
 
     def __post_init__(self) -> None:
         if not 0.0 < self.top_percent <= 100.0:
@@ -105,6 +118,12 @@ class AnalysisParams:
             raise ConfigError(f"probe_c must be positive, got {self.probe_c}")
         if self.attention_budget_mb < 1:
             raise ConfigError(f"attention_budget_mb must be positive, got {self.attention_budget_mb}")
+        if self.bootstrap_resamples < 100:
+            raise ConfigError(f"bootstrap_resamples must be at least 100, got {self.bootstrap_resamples}")
+        if not 0.0 < self.bootstrap_confidence < 1.0:
+            raise ConfigError(f"bootstrap_confidence must be in (0, 1), got {self.bootstrap_confidence}")
+        if self.bootstrap_seed < 0:
+            raise ConfigError(f"bootstrap_seed must be non-negative, got {self.bootstrap_seed}")
 
     def to_dict(self) -> dict:
         """The knobs plus the fixed conventions, JSON-ready."""

@@ -50,13 +50,49 @@ def _write_atomic(path: Path, text: str) -> None:
 
 
 def claims_table(claims: list[dict]) -> str:
-    """The claims as a markdown table: claim | verdict | number | evidence."""
-    rows = ["| claim | verdict | number | evidence |", "|---|---|---|---|"]
+    """The claims as a markdown table: claim | verdict | measured | value | interval | needs | evidence,
+    one row per number a claim rests on (the claim's own cells on its first row)."""
+    confidence = next((c["confidence"] for c in claims if c.get("confidence")), None)
+    interval_header = f"{100 * confidence:g}% interval" if confidence else "interval"
+    rows = [
+        f"| claim | verdict | measured | value | {interval_header} | needs | evidence |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for claim in claims:
-        verdict = "**holds**" if claim["holds"] else "**does not hold**"
-        value = "n/a" if claim["value"] is None else f"{claim['value']:.3f}"
-        rows.append(f"| {claim['claim']} | {verdict} | {value} | {claim['evidence']} |")
+        for index, condition in enumerate(claim["conditions"]):
+            first = index == 0
+            cells = [
+                claim["claim"] if first else "",
+                f"**{claim['verdict']}**" if first else "",
+                condition["quantity"],
+                _fmt(condition["value"]),
+                _interval(condition["interval"]),
+                f"{condition['side']} {condition['threshold']:g}: {condition['verdict']}",
+                claim["evidence"] if first else "",
+            ]
+            rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def claims_paragraph(heads: dict) -> str:
+    """How the claims' intervals and verdicts were obtained, with the sample they rest on."""
+    claims = heads["claims"]
+    n_documents = next((c["n_documents"] for c in claims if c.get("n_documents") is not None), None)
+    if n_documents is None:
+        return "No per-document records: each verdict compares the value alone with its threshold."
+    params = heads["params"]
+    return (
+        f"Each number with its {100 * params['bootstrap_confidence']:g}% percentile bootstrap interval over "
+        f"the {n_documents} analysed texts (one per document; {params['bootstrap_resamples']} resamples "
+        f"drawn with replacement, seed {params['bootstrap_seed']}; each resample pooled like the full "
+        "sample). A number holds when its whole interval lies on the claim's side of the threshold, does "
+        "not hold when the whole interval lies on the other side, and is undecided when the interval "
+        "contains the threshold; a claim holds when all its numbers hold and does not hold when any does not."
+    )
+
+
+def _interval(interval) -> str:
+    return "n/a" if interval is None else f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"
 
 
 def layer_table(heads: dict) -> str:
@@ -94,6 +130,8 @@ def markdown(heads: dict, figures: dict[str, str]) -> str:
         _provenance(heads),
         "",
         "## Claims",
+        "",
+        claims_paragraph(heads),
         "",
         claims_table(heads["claims"]),
         "",

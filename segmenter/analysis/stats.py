@@ -2,8 +2,10 @@
 
 Per text and layer, `HeadAccumulator.add` folds attention probabilities `(L, H, T, T)` and head context
 vectors `(L, T, H, d)` into fixed-size running sums; `HeadAccumulator.summary` turns the sums into the
-reported numbers. Memory is bounded by (layers x heads x max(max_tokens, vocabulary)), never by the
-number of texts. Every statistic is defined in the docstring of the function that computes it.
+reported numbers. Their memory is bounded by (layers x heads x max(max_tokens, vocabulary)), never by
+the number of texts; beside them, the per-text records the claims' bootstrap resamples (a few sums per
+layer, and the token counts of each head's pairs) go to a `DocumentRecorder` (documents.py), which grows
+with the texts. Every statistic is defined in the docstring of the function that computes it.
 Leaves out: running the model, choosing texts, plots, claims.
 """
 
@@ -15,9 +17,11 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from segmenter.analysis.documents import DocumentRecorder, DocumentStats
 from segmenter.analysis.inputs import SentenceText
 
 SIMILARITIES = ("dot", "cosine")
+PRIMARY_SIMILARITY = "dot"  # the one the per-layer numbers, the claims and their records use
 
 
 # --------------------------------------------------------------------------- per text, per layer
@@ -176,7 +180,8 @@ class HeadAccumulator:
     """Fold texts into fixed-size sums for every statistic; `summary()` gives the reported numbers.
 
     attention sums (L, H) for [SEP], [CLS] and periods; a `PairAccumulator` per similarity kind;
-    chance-level references; one example text for the figures.
+    chance-level references; one example text for the figures; the per-text records of the claims'
+    numbers (`documents()`).
     """
 
     def __init__(
@@ -207,6 +212,7 @@ class HeadAccumulator:
         self.sentences = 0
         self.example: Example | None = None
         self._example_rank = -1
+        self._documents = DocumentRecorder(n_layers, n_heads, vocab_size)
 
     def add(self, text: SentenceText, attentions: np.ndarray | None, contexts: np.ndarray) -> None:
         """Fold in one text: attentions (L, H, T, T) or None, contexts (L, T, H, d), both cut to len(text)."""
@@ -216,27 +222,34 @@ class HeadAccumulator:
         self.texts += 1
         self.tokens += n
         self.sentences += text.n_sentences
-        if attentions is not None:
-            self._add_attention(text, attentions)
+        sep = None if attentions is None else self._add_attention(text, attentions)
+        self._documents.add_text(sep)
         for layer in range(self.n_layers):
             for kind, acc in self.pair_stats.items():
                 i, j = top_pairs(similarity_matrices(contexts[layer], kind), self.top_percent)
                 acc.add(layer, i, j, text.ids, text.sentence, self.sep_id)
+                if kind == PRIMARY_SIMILARITY:
+                    self._documents.add_pairs(layer, i, j, text.ids, text.sentence)
         k = n_selected(candidate_pairs(n)[0].size, self.top_percent)
         within, distance = chance_pair_stats(text.sentence)
         self.chance += (k * within, k * distance, k)
         self._consider_example(text, contexts)
 
-    def _add_attention(self, text: SentenceText, attentions: np.ndarray) -> None:
+    def _add_attention(self, text: SentenceText, attentions: np.ndarray) -> np.ndarray:
+        """Add one text's attention shares; returns its (L, H) attention to [SEP]."""
         targets = {
             "sep": text.ids == self.sep_id,
             "cls": text.ids == self.cls_id,
             "period": np.isin(text.ids, self.period_ids),
         }
+        shares = {name: np.zeros((self.n_layers, self.n_heads)) for name in targets}
         for layer in range(self.n_layers):
             for name, mask in targets.items():
-                self.attention[name][layer] += attention_share(attentions[layer], mask)
+                shares[name][layer] = attention_share(attentions[layer], mask)
+        for name, share in shares.items():
+            self.attention[name] += share
         self.attention_texts += 1
+        return shares["sep"]
 
     def _consider_example(self, text: SentenceText, contexts: np.ndarray) -> None:
         short = len(text) <= self.example_max_tokens
@@ -244,6 +257,10 @@ class HeadAccumulator:
         if rank > self._example_rank:
             self.example = Example(text, np.array(contexts, dtype=np.float32, copy=True))
             self._example_rank = rank
+
+    def documents(self) -> DocumentStats:
+        """The per-text records of the texts added so far, for the claims' bootstrap intervals."""
+        return self._documents.stats()
 
     def summary(self, repetition_threshold: float = 0.5) -> dict:
         """Every reported statistic as numpy arrays / numbers (see `summarize_pairs` for the pair ones)."""
