@@ -464,12 +464,14 @@ MAIN_SPANS = {
     ],
 }
 
+# float32 everywhere: the values above were recorded in float32, and "auto" would run bfloat16 on a CPU
+# that has it, whose rounding moves the scores by up to 0.005 (AMX and AVX512-BF16 round differently)
 SETTINGS = {
-    "accurate": {"preset": "accurate"},
-    "fast": {"preset": "fast"},
-    "signals": {"preset": "signals"},
-    "sep-attention": {"strategy": "sep-attention"},
-    "similarity": {"strategy": "similarity"},
+    "accurate": {"preset": "accurate", "precision": "float32"},
+    "fast": {"preset": "fast", "precision": "float32"},
+    "signals": {"preset": "signals", "precision": "float32"},
+    "sep-attention": {"strategy": "sep-attention", "precision": "float32"},
+    "similarity": {"strategy": "similarity", "precision": "float32"},
 }
 
 
