@@ -146,7 +146,7 @@ def main(probes: tuple[str, ...], ud: Path, stride: int | None, model: str | Non
         segmenter = Segmenter(model=model, **chosen)
         label = probe
         if stride is not None:
-            segmenter.window = WindowConfig(size=segmenter.window.size, stride=stride)
+            segmenter.scorer.window = WindowConfig(size=segmenter.window.size, stride=stride)
             label = f"{probe} (stride {stride})"
         counted = [(name, boundary_counts(segmenter, texts)) for name, texts in cells]
         click.echo(markdown_row(label, summary(counted)))

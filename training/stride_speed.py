@@ -42,7 +42,7 @@ def main(presets: tuple[str, ...], strides: tuple[int, ...]) -> None:
         segmenter = Segmenter(preset=preset)
         size = segmenter.window.size
         for stride in strides:
-            segmenter.window = WindowConfig(size=size, stride=stride)
+            segmenter.scorer.window = WindowConfig(size=size, stride=stride)
             list(segmenter.pipe(texts[:2]))  # pipe is lazy: list() runs it
             passes = []
             for _ in range(PASSES):
