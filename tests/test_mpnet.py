@@ -130,3 +130,41 @@ def test_the_report_names_the_model_s_own_separators(tiny_mpnet, tmp_path):
     assert analysis.heads["special_tokens"] == {"cls": "<s>", "sep": "</s>"}
     report = write_report(analysis, tmp_path / "out")["report"].read_text(encoding="utf-8")
     assert "[CLS] and [SEP] stand for this model's own `<s>` and `</s>`" in report
+
+
+def test_a_frozen_probe_trained_on_mpnet_runs_the_default_strategy(tiny_mpnet_dir, tmp_path):
+    """The path of the shipped all-mpnet-base-v2 probe: `train probe` on the frozen MPNet (signals, which
+    read its attention, and a block output), saved, then loaded by `Segmenter(model=...)` as a preset
+    would be; the spans keep every invariant and the probe's meta names the backbone."""
+    from segmenter import Segmenter
+    from segmenter.config import FeatureConfig, WindowConfig
+    from segmenter.corpus import Document
+    from segmenter.train import TrainConfig, train_probe
+    from tests.invariants import assert_invariants
+
+    encoder = Encoder(str(tiny_mpnet_dir), max_layer=5, precision="float32")
+    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+    features = FeatureConfig(layers=(5,), vectors=False, signals=True, hidden=True, surface=True, lines=False)
+    config = TrainConfig(features=features, window=WindowConfig(16, 12), holdout=0.3)
+    folder = train_probe(encoder, docs, config, ["synthetic"]).save(tmp_path / "probe")
+    segmenter = Segmenter(model=str(tiny_mpnet_dir), probe=str(folder), precision="float32")
+    assert segmenter.encoder.loaded_layers == 5 and segmenter.features.signals
+    text = "It rained all day. We stayed in and read.\n\nThen the sun came out"
+    assert_invariants(text, segmenter.segment(text))
+    assert segmenter.probe.meta["backbone"] == str(tiny_mpnet_dir)
+
+
+def test_the_shipped_mpnet_probe_fits_the_12_layer_backbone():
+    """The shipped all-mpnet-base-v2 probe describes features of a 768-wide, 12-head encoder (the
+    backbone itself is not needed: its shape is MPNet-base's)."""
+    from types import SimpleNamespace
+
+    from segmenter.probe import Probe
+    from segmenter.segmenter import expected_width, probe_dir_for, settings_from_meta
+
+    probe = Probe.load(probe_dir_for("all-mpnet-base-v2"))
+    settings = settings_from_meta(probe.meta)
+    base = SimpleNamespace(n_heads=12, head_dim=64, hidden_size=768)
+    assert probe.meta["backbone"] == "all-mpnet-base-v2"
+    assert max(settings.features.layers) <= 12
+    assert expected_width(settings.features, base) == probe.dimension
