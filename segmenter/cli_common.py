@@ -181,18 +181,38 @@ def detach_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def progress_bar(total: int | None, enabled: bool):
-    """A tqdm bar in characters on stderr, shown only when `enabled` and stderr is a terminal."""
+def progress_bar(total: int | None, enabled: bool, unit: str = "char", log_every: float | None = None):
+    """A tqdm bar in `unit`s on stderr, shown when `enabled` and stderr is a terminal. With `log_every`
+    (seconds), a stderr that is no terminal (a log file, nohup) gets the bar as a plain line that often
+    instead of nothing, so a long run is never silent."""
     from tqdm import tqdm
 
+    terminal = sys.stderr.isatty()
+    logged = enabled and not terminal and log_every is not None
     return tqdm(
         total=total,
-        unit="char",
-        unit_scale=True,
-        file=sys.stderr,
-        disable=not (enabled and sys.stderr.isatty()),
+        unit=unit,
+        unit_scale=unit == "char",
+        file=_LogLines(sys.stderr) if logged else sys.stderr,
+        mininterval=log_every if logged else 0.1,
+        disable=not (enabled and (terminal or logged)),
         leave=False,
     )
+
+
+class _LogLines:
+    """A stream for tqdm that writes each redraw of the bar as a line of its own (no carriage returns)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").strip()
+        if line:
+            self.stream.write(line + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def set_total(bar):

@@ -440,7 +440,7 @@ def _train(run: TrainingRun, max_layer: int, fit: Callable, *, reads_encoder: bo
         docs, sources = load_training_documents(run.specs)
         if not reads_encoder:
             encoder = None  # free it before the trainable copy loads
-        with progress_bar(0, run.progress) as bar:
+        with progress_bar(0, run.progress, unit="step", log_every=60.0) as bar:
             probe = fit(encoder, docs, sources, bar)
         folder = probe.save(Path(run.out_dir))
     except SegmenterError as exc:

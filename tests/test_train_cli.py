@@ -133,3 +133,27 @@ def test_train_writes_a_probe_that_segments(runner, tmp_path, tiny_conllu, tiny_
     assert " ".join(seg.stdout.split()) == text
     unprobed = runner.invoke(main, ["segment", "--model", str(tiny_bert_dir)], input=text)
     assert unprobed.exit_code == 1 and "no trained probe" in unprobed.stderr
+
+
+def test_a_long_run_logs_its_progress_as_lines_where_stderr_is_no_terminal(monkeypatch):
+    """Under nohup or into a log file the bar is written as plain lines (no carriage returns), not
+    dropped; on a terminal it stays a bar, and a run without progress writes nothing."""
+    import io
+
+    from segmenter.cli_common import progress_bar
+
+    log = io.StringIO()
+    monkeypatch.setattr("sys.stderr", log)
+    with progress_bar(3, True, unit="step", log_every=0.0) as bar:
+        for _ in range(3):
+            bar.update(1)
+    lines = log.getvalue().splitlines()
+    assert "\r" not in log.getvalue()
+    assert any("3/3" in line and "step" in line for line in lines)
+    quiet = io.StringIO()
+    monkeypatch.setattr("sys.stderr", quiet)
+    with progress_bar(3, False, unit="step", log_every=0.0) as bar:
+        bar.update(3)
+    with progress_bar(3, True, unit="step") as bar:  # no log_every: silent where stderr is no terminal
+        bar.update(3)
+    assert quiet.getvalue() == ""
