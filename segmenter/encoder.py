@@ -235,10 +235,12 @@ def resolve_precision(precision: str, device: torch.device) -> str:
 
 def attention_kernel(precision: str, device: torch.device) -> str:
     """The attention implementation the model runs in the layers whose attention is not read: "eager"
-    (two matrix products and a softmax, in the model's precision) for bfloat16 on a CPU, where torch's
-    fused SDPA kernel is the slower of the two; else "sdpa", which is the faster in float32 (measured:
-    segmenter/models/README.md, "Attention kernel"). Training runs float32 weights, so it keeps SDPA."""
-    return "eager" if precision == "bfloat16" and device.type == "cpu" else "sdpa"
+    (two matrix products and a softmax, in the model's precision) for bfloat16 on a CPU without AMX,
+    where torch's fused SDPA kernel is the slower of the two; else "sdpa", which is the faster in float32
+    and, on a CPU with AMX, in bfloat16 too (measured: segmenter/models/README.md, "Attention kernel").
+    Training runs float32 weights, so it keeps SDPA."""
+    plain = precision == "bfloat16" and device.type == "cpu" and "amx_bf16" not in cpu_flags()
+    return "eager" if plain else "sdpa"
 
 
 @functools.cache
@@ -248,11 +250,17 @@ def native_bfloat16(device: torch.device) -> bool:
         return bool(torch.cuda.is_bf16_supported())
     if device.type != "cpu":
         return False
+    return bool({"avx512_bf16", "amx_bf16"} & cpu_flags())
+
+
+@functools.cache
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags as Linux lists them in /proc/cpuinfo (empty elsewhere)."""
     try:
         cpuinfo = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:  # not Linux: stay with float32
-        return False
-    return any(flag in cpuinfo.split() for flag in ("avx512_bf16", "amx_bf16"))
+    except OSError:  # not Linux: no flags known, so float32 and the plain defaults
+        return frozenset()
+    return frozenset(cpuinfo.split())
 
 
 def _first_line(exc: BaseException) -> str:

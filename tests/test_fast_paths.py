@@ -17,6 +17,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from segmenter import encoder as encoder_module
 from segmenter.encoder import Encoder, attention_kernel, resolve_device, resolve_precision
 from segmenter.errors import ConfigError
 from segmenter.features import WindowFeatures, batch_contrast
@@ -174,10 +175,21 @@ def test_bfloat16_features_stay_close_to_float32(tiny_bert_dir):
     np.testing.assert_allclose(a.summaries, b.summaries, atol=0.05)
 
 
-def test_bfloat16_cpu_attention_is_plain_and_matches_sdpa(tiny_bert_dir):
-    assert attention_kernel("bfloat16", torch.device("cpu")) == "eager"
+@pytest.mark.parametrize(
+    "flags, bfloat16_cpu_kernel",
+    [({"avx512_bf16"}, "eager"), ({"avx512_bf16", "amx_bf16", "amx_tile"}, "sdpa"), (set(), "eager")],
+)
+def test_the_attention_kernel_follows_precision_device_and_cpu(monkeypatch, flags, bfloat16_cpu_kernel):
+    """Plain products for bfloat16 on a CPU without AMX; SDPA with AMX, in float32 and on a GPU."""
+    monkeypatch.setattr(encoder_module, "cpu_flags", lambda: frozenset(flags))
+    assert attention_kernel("bfloat16", torch.device("cpu")) == bfloat16_cpu_kernel
     assert attention_kernel("float32", torch.device("cpu")) == "sdpa"
     assert attention_kernel("bfloat16", torch.device("cuda")) == "sdpa"
+
+
+def test_bfloat16_cpu_attention_is_plain_and_matches_sdpa(tiny_bert_dir, monkeypatch):
+    monkeypatch.setattr(encoder_module, "cpu_flags", lambda: frozenset({"avx512_bf16"}))  # no AMX
+    assert attention_kernel("bfloat16", torch.device("cpu")) == "eager"
     plain = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
     fused = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
     fused.model.set_attn_implementation("sdpa")
