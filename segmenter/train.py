@@ -278,8 +278,8 @@ def train_probe(
         raise InputError("training documents hold no candidate gaps; give more text")
     labels = np.concatenate([d.labels for d in train_data.values()])
     features = np.concatenate([d.features for d in train_data.values()])
-    # only a refit reads the per-condition arrays again: without one they go now, so the features are
-    # held once (plus the fit's standardised copy), not twice
+    # only a refit reads the per-condition arrays again: without one they go now, and a single fit
+    # standardises `features` in place, so the features are held once
     kept = list(train_data.values()) if config.refit else []
     del train_data
     probe = _fit(features, labels, config)

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import click
 
+from segmenter.analysis.params import AnalysisParams
 from segmenter.errors import ConfigError, SegmenterError
 from segmenter.extras import require
 
 DEFAULT_DATASET = "ewt-dev"
-DEFAULT_RESAMPLES = 1000  # AnalysisParams.bootstrap_resamples
+DEFAULT_RESAMPLES = AnalysisParams.bootstrap_resamples
 
 
 def load_documents(spec: str, max_docs: int | None):
@@ -92,7 +93,6 @@ def analyze(model, dataset_spec, max_docs, top_percent, resamples, probe, device
     undecided, from 95% bootstrap intervals over the documents), PNG figures and report.md into OUT.
     """
     from segmenter.analysis.analyze import run_analysis
-    from segmenter.analysis.params import AnalysisParams
     from segmenter.analysis.report import write_report
     from segmenter.encoder import Encoder
 
