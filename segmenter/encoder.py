@@ -41,6 +41,7 @@ from segmenter.bert import SPECIAL_TOKENS
 from segmenter.charclasses import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
+from segmenter.pruning import prune
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -301,9 +302,11 @@ class Encoder:
         max_layer: int | None = None,
         precision: str = "auto",
         deltas: dict[str, np.ndarray] | None = None,
+        pruning: dict[str, np.ndarray] | None = None,
     ):
         """deltas: low-rank weight deltas of a tuned probe (`segmenter.adapter`), merged into the weights
-        of the blocks kept before they are cast to `precision`."""
+        of the blocks kept before they are cast to `precision`. pruning: the heads and units a tuned
+        probe's narrowed blocks keep (`segmenter.pruning`), applied before the deltas."""
         resolved_device = resolve_device(device)
         self.precision = resolve_precision(precision, resolved_device)
         loaded = _load(model, attention_kernel(self.precision, resolved_device))
@@ -324,6 +327,8 @@ class Encoder:
         encoder.config.num_hidden_layers = keep
         if hasattr(encoder, "pooler"):
             encoder.pooler = None
+        if pruning:
+            prune(encoder, pruning)
         if deltas:
             encoder = encoder.float()  # a half-precision checkpoint would round the deltas away
             merge(encoder, deltas)

@@ -72,7 +72,12 @@ def run_batch(
     summary_layers = features.layers if needs_attention(features) else ()
     ids, mask = window_inputs(encoder, tokens, batch)
     capture = encoder.forward(
-        ids, mask, layers=features.layers, summary_layers=summary_layers, hidden=features.hidden
+        ids,
+        mask,
+        layers=features.layers,
+        summary_layers=summary_layers,
+        hidden=features.hidden,
+        contexts=features.vectors or features.signals,  # per-head vectors: read by these alone
     )
     contrast = None
     if features.signals:

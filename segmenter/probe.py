@@ -4,7 +4,8 @@ Two kinds share one format: `logistic` (one linear layer) and `mlp` (one ReLU hi
 linear output); `average` merges MLPs fitted with different seeds into one wider MLP (their mean
 logit). Inputs are standardised with the training mean and scale. A probe trained together with
 its encoder (`segmenter.tune`) also carries that encoder's low-rank weight deltas, which the encoder
-merges when it loads (`segmenter.adapter`). On disk a probe is a folder
+merges when it loads (`segmenter.adapter`), and, when its blocks were narrowed, the heads and
+feed-forward units they keep (`segmenter.pruning`). On disk a probe is a folder
 with `probe.npz` (arrays only, loaded with allow_pickle=False) and `meta.json` (human-readable:
 backbone, layers, window, features, threshold, training data, scores; its schema is
 `segmenter.probe_meta.ProbeMeta`), written together in one rename and read within the size and depth
@@ -34,9 +35,11 @@ from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, read_
 from segmenter.errors import ProbeError
 from segmenter.extras import require
 from segmenter.features import gap_picks
+from segmenter.pruning import check_keep
 
 ARRAYS = "probe.npz"
 DELTA_PREFIX = "delta:"  # array names of the encoder deltas inside probe.npz
+KEEP_PREFIX = "keep:"  # array names of the heads and units pruned blocks keep
 META = "meta.json"
 KINDS = ("logistic", "mlp")
 
@@ -51,6 +54,9 @@ class Probe:
     meta:        free-form JSON-able description
     deltas:      low-rank encoder weight deltas the probe was trained with ("<dense layer>.a" (r, in),
                  "<dense layer>.b" (out, r)); empty for a probe of the frozen encoder
+    pruning:     per pruned block, the heads and feed-forward units it keeps ("encoder.layer.N.heads",
+                 "encoder.layer.N.units": ascending int64 indices, `segmenter.pruning`); applied
+                 before the deltas are merged; empty when no block was pruned
     source:      the folder it was loaded from (None when built in memory); not saved
     """
 
@@ -60,6 +66,7 @@ class Probe:
     biases: tuple[np.ndarray, ...]
     meta: dict = field(default_factory=dict)
     deltas: dict[str, np.ndarray] = field(default_factory=dict)
+    pruning: dict[str, np.ndarray] = field(default_factory=dict)
     source: str | None = None
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # derived, not saved
 
@@ -141,6 +148,7 @@ class Probe:
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             named[f"w{i}"], named[f"b{i}"] = w, b
         named.update({DELTA_PREFIX + name: factor for name, factor in self.deltas.items()})
+        named.update({KEEP_PREFIX + name: indices for name, indices in self.pruning.items()})
         return {k: np.asarray(v, dtype=np.float32) for k, v in named.items()}
 
     def save(self, folder: str | Path) -> Path:
@@ -217,7 +225,9 @@ class Probe:
             raise ValueError("non-finite values or non-positive scale")
         deltas = {k[len(DELTA_PREFIX) :]: v for k, v in arrays.items() if k.startswith(DELTA_PREFIX)}
         layers_of(deltas)  # ValueError unless the factors pair up
-        return cls(mean, scale, tuple(weights), tuple(biases), dict(meta), deltas)
+        kept = {k[len(KEEP_PREFIX) :]: v for k, v in arrays.items() if k.startswith(KEEP_PREFIX)}
+        pruning = check_keep(kept)  # ValueError unless whole ascending indices
+        return cls(mean, scale, tuple(weights), tuple(biases), dict(meta), deltas, pruning)
 
     def to_bytes(self) -> dict:
         """A msgpack-friendly dict: each array as its shape and little-endian float32 bytes."""

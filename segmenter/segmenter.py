@@ -155,6 +155,7 @@ class Segmenter:
             max_layer=max(features.layers),
             precision=config.precision,
             deltas=self.probe.deltas if self.probe is not None else None,
+            pruning=self.probe.pruning if self.probe is not None else None,
         )
         if window.size > encoder.max_positions:
             window = WindowConfig(size=encoder.max_positions, stride=encoder.max_positions // 2)

@@ -396,8 +396,26 @@ def probe(
     show_default=True,
     help="Also read block K's attention signals.",
 )
+@click.option(
+    "--keep-heads",
+    "heads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Narrow each tuned block to its N attention heads that add most to its output on the "
+    "training text (default: keep all).",
+)
+@click.option(
+    "--keep-units",
+    "units",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Narrow each tuned block to its N feed-forward units that add most to its output "
+    "(default: keep all).",
+)
 @_line_breaks_option(True, "on")
-def tune(run: TrainingRun, blocks, rank, epochs, learning_rate, hidden_units, signals, line_breaks):
+def tune(
+    run: TrainingRun, blocks, rank, epochs, learning_rate, hidden_units, signals, heads, units, line_breaks
+):
     """Tune the encoder's blocks 1..K together with an MLP probe (how the shipped presets are made)."""
     from segmenter.tune import TuneConfig, tune_probe
 
@@ -417,6 +435,8 @@ def tune(run: TrainingRun, blocks, rank, epochs, learning_rate, hidden_units, si
             lines=line_breaks,
             unmarked_share=run.unmarked_share,
             signals=signals,
+            heads=heads,
+            units=units,
         )
 
     def fit(_, docs, sources, bar):

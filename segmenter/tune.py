@@ -36,6 +36,7 @@ from segmenter.extract import window_inputs
 from segmenter.features import SIGNALS, contrast
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
+from segmenter.pruning import choose, importance, prune
 from segmenter.surface import with_surface
 from segmenter.train import (
     check_unmarked_share,
@@ -48,6 +49,7 @@ from segmenter.train import (
 from segmenter.windows import Window, plan
 
 IGNORE = -1  # label of positions that are not candidate gaps
+PRUNING_SAMPLE = 64  # batches of training windows that rank the heads and units to keep
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,23 @@ class TuneConfig:
     lines: bool = True  # the head also reads the line features (`segmenter.line_features`)
     unmarked_share: float = 0.0  # of the sentences of clean training text, stripped of final punctuation
     signals: bool = False  # the head also reads block `blocks`'s attention signals
+    heads: int | None = None  # attention heads each tuned block keeps (None: all; `segmenter.pruning`)
+    units: int | None = None  # feed-forward units each tuned block keeps (None: all)
 
     def __post_init__(self) -> None:
         check_unmarked_share(self.unmarked_share)
         for name in ("blocks", "rank", "epochs", "hidden_units", "batch_size"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("heads", "units"):
+            if getattr(self, name) is not None and getattr(self, name) < 1:
+                raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.signals and self.heads is not None:
+            raise ConfigError("signals are read from every head of a block; do not prune heads with signals")
+
+    @property
+    def pruned(self) -> bool:
+        return self.heads is not None or self.units is not None
 
     @property
     def features(self) -> FeatureConfig:
@@ -126,6 +139,18 @@ def tune_probe(
     if start is not None:
         start(config.epochs * batches_per_epoch)
 
+    pruning = {}
+    if config.pruned:  # rank heads and units on a sample of the training windows, keep the largest
+        picked = np.sort(
+            np.random.default_rng(config.seed).permutation(len(windows))[: PRUNING_SAMPLE * config.batch_size]
+        )
+        sample = [
+            _batch(encoder, examples, [windows[i] for i in picked[first : first + config.batch_size]])[:2]
+            for first in range(0, len(picked), config.batch_size)
+        ]
+        scores = importance(encoder.model.float().eval(), sample, config.blocks)
+        pruning = choose(scores, config.heads, config.units)
+        prune(encoder.model, pruning)
     model_ = encoder.model.float().train()
     reader = None
     if config.signals:  # standardised with their spread under the untuned encoder
@@ -187,11 +212,14 @@ def tune_probe(
         tuple(layer.weight.detach().numpy().T.copy() for layer in (head[0], head[2])),  # (in, out)
         tuple(layer.bias.detach().numpy().copy() for layer in (head[0], head[2])),
         deltas=export(model_),
+        pruning=pruning,
     )
     del model_, encoder
 
     # Thresholds: from features as the segmenter computes them (merged deltas, inference precision).
-    tuned = Encoder(model, max_layer=config.blocks, precision=precision, deltas=probe.deltas)
+    tuned = Encoder(
+        model, max_layer=config.blocks, precision=precision, deltas=probe.deltas, pruning=probe.pruning
+    )
     held = collect_gaps(
         tuned, held_docs, config.conditions, config.features, config.window, config.batch_size
     )
@@ -210,6 +238,7 @@ def tune_probe(
             "learning_rate": config.learning_rate,
             "head_learning_rate": config.head_learning_rate,
             "batch_size": config.batch_size,
+            **({"kept": {"heads": config.heads, "units": config.units}} if config.pruned else {}),
         },
         "conditions": list(config.conditions),
         "unmarked_share": config.unmarked_share,
