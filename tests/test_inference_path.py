@@ -151,3 +151,21 @@ def test_segmenter_refuses_what_is_not_a_config():
 
 def test_window_is_a_dataclass_of_the_text_and_token_range():
     assert len(Window(0, 3, 9)) == 6
+
+
+def test_per_head_vectors_are_captured_only_for_features_that_read_them(tiny_bert_dir, monkeypatch):
+    from segmenter.config import FeatureConfig
+    from segmenter.encoder import Encoder
+    from segmenter.extract import run_batch
+
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
+    tokens = [encoder.tokenize("The cat sat. It slept.")]
+    batch = plan(len(tokens[0]), WindowConfig(size=16, stride=10))
+    asked = []
+    forward = encoder.forward
+    monkeypatch.setattr(encoder, "forward", lambda *a, **k: asked.append(k["contexts"]) or forward(*a, **k))
+    hidden_only = FeatureConfig(layers=(2,), vectors=False, signals=False, hidden=True, surface=False)
+    for features in (hidden_only, dataclasses.replace(hidden_only, signals=True)):
+        found = run_batch(encoder, tokens, batch, features)
+        assert found and found[0][1].hidden.shape[0] == len(batch[0])
+    assert asked == [False, True]
