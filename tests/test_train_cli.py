@@ -24,6 +24,7 @@ PROBE_ONLY = {
     "--context", "--kind", "--c", "--members", "--refit", "--no-refit",
 }  # fmt: skip
 TUNE_ONLY = {"--tune-blocks", "--rank", "--epochs", "--learning-rate"}
+ADDED_TO_TUNE = {"--keep-heads", "--keep-units"}  # options added after the split (narrowed blocks)
 
 
 def option_names(command) -> set[str]:
@@ -36,7 +37,7 @@ def defaults(command) -> dict:
 
 def test_every_option_of_the_single_command_kept_its_place_and_default():
     assert option_names(probe) == SHARED | PROBE_ONLY
-    assert option_names(tune) == SHARED | TUNE_ONLY | {"--blocks"}  # --blocks: --tune-blocks' new name
+    assert option_names(tune) == SHARED | TUNE_ONLY | ADDED_TO_TUNE | {"--blocks"}  # --tune-blocks' new name
     frozen, tuned = defaults(probe), defaults(tune)
     common = {"conditions": "both", "unmarked_share": 0.0, "window_size": 128, "stride": None}
     common |= {"holdout": 0.2, "seed": 0, "split_seed": None, "batch_size": 16, "precision": "auto"}
@@ -46,6 +47,7 @@ def test_every_option_of_the_single_command_kept_its_place_and_default():
     frozen_only |= {"kind": "mlp", "c": 0.005, "members": 1, "refit": False}
     assert {name: frozen[name] for name in frozen_only} == frozen_only
     assert (tuned["rank"], tuned["epochs"], tuned["learning_rate"]) == (16, 8, 5e-4)
+    assert (tuned["heads"], tuned["units"]) == (None, None)  # no block is narrowed unless asked
     # the defaults the single command chose by --tune-blocks: signals, hidden units, line breaks (None:
     # those of --surface)
     assert (frozen["signals"], frozen["hidden_units"], frozen["line_breaks"]) == (True, 128, None)
