@@ -7,8 +7,11 @@ and its probability. Output: `Span`s that satisfy the invariants every caller re
 - no span starts or ends with whitespace, and every non-whitespace character lies in exactly one span.
 
 Rules, in order: a boundary the model proposes right after the marker of an enumerated list's item
-("... item 2.) | The second item") moves to the marker's start (see `segmenter.lists`); a gap at or
-above the threshold is a boundary; a blank line (a whitespace run holding two or more line breaks)
+("... item 2.) | The second item") moves to the marker's start, and in an enumeration that opens the
+text, a line or follows a colon every later item opens a segment (see `segmenter.lists`); a bulleted
+line of a list, a rule line ("--") and the line after a rule line open segments (`segmenter.line_rules`);
+a gap at or above the threshold is a boundary unless it falls inside an e-mail address or a URL
+(`segmenter.addresses`); a blank line (a whitespace run holding two or more line breaks)
 always is; of two boundaries with no letter or digit between them only one stays, the one after
 whitespace if just one of them is, else the more probable one (so a lone quote or bracket never becomes
 a segment, and a quote goes with the sentence it belongs to), unless what lies between them is a run of
@@ -28,13 +31,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segmenter import lists
-from segmenter.breaks import count_line_breaks
-from segmenter.charclasses import is_quiet_mark
+from segmenter import addresses, line_rules, lists
+from segmenter.breaks import LINE_BREAKS, count_line_breaks
 from segmenter.config import DecodeConfig
 
-FORCED = 2.0  # sorting key above any probability: forced boundaries always win
+FORCED = 2.0  # sorting key above any probability: forced boundaries (blank lines, rules) always win
 SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a run of symbols
+# text kept before the open segment's start: what a list marker, an address or a line rule reads
+_LOOKBEHIND = max(lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX)
 _WHITESPACE_RUN = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 
@@ -44,7 +48,7 @@ class Span:
     """One segment: `text[start:end]`.
 
     score: probability of the boundary that opens this span (1.0 for the first span and for spans
-    opened by a blank line).
+    opened by a blank line, a list item or a line rule).
     """
 
     start: int
@@ -167,6 +171,7 @@ class Decoder:
         for offset, prob in self._queue:
             pending[offset] = max(pending.get(offset, 0.0), prob)
         self._move_list_boundaries(pending, limit)
+        self._open_line_segments(pending, limit)
         events: dict[int, float] = {}
         keep_queue, keep_forced = [], []
         threshold = self.config.threshold
@@ -174,7 +179,10 @@ class Decoder:
             if offset >= limit:
                 keep_queue.append((offset, prob))
             elif prob >= threshold and offset > 0:
-                events[offset] = prob
+                if addresses.splits_address(self._text, offset - self._base):
+                    self._store_probability(offset, 0.0)  # nor may `max_chars` cut there
+                else:
+                    events[offset] = prob
         for offset in self._forced:
             if offset < limit:
                 events[offset] = FORCED
@@ -223,6 +231,8 @@ class Decoder:
             in_list = (anchored or not marker.is_plain) and (
                 continues or lists.next_item_follows(self._slice(site, site + lists.REACH), 0, marker)
             )
+            if in_list and anchored and continues:
+                self._open_item(pending, site)
             after = site + marker.length
             if not in_list or pending.get(after, 0.0) < self.config.threshold:
                 continue
@@ -234,6 +244,35 @@ class Decoder:
                 pending[site] = max(pending[site], prob)
                 self._store_probability(site, pending[site])
             # else: the text's first character, where no boundary can be
+
+    def _open_item(self, pending: dict[int, float], site: int) -> None:
+        """The marker at `site` continues an enumeration that opens the text, a line or follows a colon:
+        its item opens a segment."""
+        if site in pending:
+            pending[site] = FORCED
+            self._store_probability(site, FORCED)
+
+    def _open_line_segments(self, pending: dict[int, float], limit: int) -> None:
+        """A candidate that starts a bulleted line, a rule line or the line after a rule line becomes a
+        boundary (see `line_rules`); `pending` is changed in place, as are the stored candidates."""
+        reach = line_rules.READ_MAX
+        for offset in pending:
+            if offset >= limit or offset <= 0 or not self._after_line_break(offset):
+                continue
+            before = self._slice(max(offset - reach, 0), offset)
+            if line_rules.opens_segment(before, self._slice(offset, offset + reach), offset <= reach):
+                pending[offset] = FORCED
+                self._store_probability(offset, FORCED)
+
+    def _after_line_break(self, offset: int) -> bool:
+        """Whether the whitespace right before `offset` holds a line break (read back to the first
+        character that is not whitespace, or as far as the text is kept)."""
+        at = offset - self._base - 1
+        while at >= 0 and self._text[at].isspace():
+            if self._text[at] in LINE_BREAKS:
+                return True
+            at -= 1
+        return False
 
     def _store_probability(self, offset: int, prob: float) -> None:
         """Set the stored probability of the candidate at `offset` (what `max_chars` splits by)."""
@@ -255,7 +294,7 @@ class Decoder:
 
         Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
         at the start of the text is dropped unless forced. A run of symbols between them such as
-        "=====" or "-- " is content: it stays a segment of its own (see `_stands_alone`). Each
+        "=====" or "-- " is content: it stays a segment of its own (see `line_rules.stands_alone`). Each
         character is looked at once, except that a stretch without letters or digits of up to
         `SYMBOL_RUN_MAX` characters is read again to check it for a run of symbols.
         """
@@ -279,7 +318,7 @@ class Decoder:
     def _symbol_run(self, start: int, end: int) -> bool:
         """Whether text[start:end], which holds no letter or digit, is a run of symbols that stands as a
         segment of its own; a stretch longer than SYMBOL_RUN_MAX is not read and does not count."""
-        return end - start <= SYMBOL_RUN_MAX and _stands_alone(self._slice(start, end))
+        return end - start <= SYMBOL_RUN_MAX and line_rules.stands_alone(self._slice(start, end))
 
     def _rank(self, offset: int, score: float) -> tuple[bool, float]:
         """Order of preference between competing boundaries: after whitespace first, then probability."""
@@ -317,9 +356,9 @@ class Decoder:
         return offsets[inside], probs[inside]
 
     def _trim(self) -> None:
-        """Drop the text and candidates before the open segment's start (keeping the LOOKBEHIND
-        characters a list marker after it may read)."""
-        cut = min(self._edge, self._scanned) - lists.LOOKBEHIND
+        """Drop the text and candidates before the open segment's start (keeping the characters a list
+        marker or an address check after it may read)."""
+        cut = min(self._edge, self._scanned) - _LOOKBEHIND
         if cut - self._base > max(len(self._text) // 2, 1024):
             self._text = self._text[cut - self._base :]
             self._base = cut
@@ -333,23 +372,6 @@ class Decoder:
 
 def _has_alnum(text: str) -> bool:
     return any(map(str.isalnum, text))
-
-
-def _stands_alone(piece: str) -> bool:
-    """True when `piece`, which holds no letter or digit, can be a segment of its own: at least two
-    characters besides whitespace, one of them neither a quote, a bracket nor sentence punctuation
-    (a rule "=====", a signature's "--", ":-)"). Lone quotes, brackets and ellipses never stand alone.
-
-    >>> _stands_alone(" ===== "), _stands_alone("-- "), _stands_alone('." '), _stands_alone(". . . ")
-    (True, True, False, False)
-    """
-    marks = "".join(piece.split())
-    return len(marks) >= 2 and any(_is_symbol(char) for char in marks)
-
-
-def _is_symbol(char: str) -> bool:
-    """Not a quote, a bracket or sentence punctuation (`segmenter.charclasses.is_quiet_mark`)."""
-    return not is_quiet_mark(char)
 
 
 def _strip(piece: str, start: int, score: float) -> Span | None:

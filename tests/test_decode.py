@@ -50,6 +50,26 @@ def test_a_quote_goes_with_its_sentence():
     assert _texts('a."b', [2, 3], [0.6, 0.9]) == ['a."', "b"]
 
 
+def test_no_boundary_inside_an_email_address_or_url():
+    text = "Her email is Jane.Doe@example.com. I sent her an email."
+    cut, next_sentence = text.index("Doe"), text.index("I sent")
+    assert _texts(text, [cut, next_sentence], [0.9, 0.9]) == [
+        "Her email is Jane.Doe@example.com.",
+        "I sent her an email.",
+    ]
+    text = "See https://example.com/a.Html or www.example.org/x.y then stop."
+    cuts = [text.index("Html"), text.index("org"), text.index("y then")]
+    assert _texts(text, cuts, [0.9, 0.9, 0.9]) == [text]
+    # without an address, a boundary between two characters stays
+    assert _texts("It ended.Then more", [9], [0.9]) == ["It ended.", "Then more"]
+
+
+def test_max_chars_does_not_cut_inside_an_address():
+    text = "Write to jane.doe@example.com today please"
+    spans = decode(text, np.array([14, 30]), np.array([0.9, 0.2]), DecodeConfig(threshold=0.5, max_chars=30))
+    assert "jane.doe@example.com" in [w for s in spans for w in s.text.split()]
+
+
 def test_a_run_of_symbols_stands_alone():
     assert _texts("Thanks. ===== Visit us.", [8, 14], [0.7, 0.9]) == ["Thanks.", "=====", "Visit us."]
     assert _texts("===== Visit us.", [6], [0.9]) == ["=====", "Visit us."]

@@ -103,6 +103,28 @@ def test_a_marker_without_a_boundary_after_it_changes_nothing():
     assert _decode(text, ["tent"]) == ["Bring 1. The tent", "2. The stove"]
 
 
+def test_in_an_anchored_enumeration_every_later_item_opens_a_segment():
+    # the model proposes nothing, yet each item after the first starts a segment
+    text = "1.) The first item 2.) The second item"
+    assert _decode(text, []) == ["1.) The first item", "2.) The second item"]
+    text = "a. The first item b. The second item c. The third list item"
+    assert _decode(text, []) == ["a. The first item", "b. The second item", "c. The third list item"]
+    text = "Bring: 1. the tent 2. the stove"  # after a colon; the first item stays with the colon
+    assert _decode(text, []) == ["Bring: 1. the tent", "2. the stove"]
+    text = "Agenda\n1. Welcome\n2. Budget"
+    assert _decode(text, []) == ["Agenda\n1. Welcome", "2. Budget"]
+
+
+def test_an_enumeration_inside_a_sentence_is_not_cut():
+    text = "You need to 1) mix it and 2) bake it."
+    assert _decode(text, []) == [text]
+    text = "Read chapter 1. It explains the idea. Then read chapter 2. It covers the rest."
+    assert _decode(text, ["idea."]) == [
+        "Read chapter 1. It explains the idea.",
+        "Then read chapter 2. It covers the rest.",
+    ]
+
+
 def test_the_last_item_is_known_from_the_one_before():
     text = "Steps: 1. Open it. 2. Close it."
     assert _decode(text, ["Open it.", "2."]) == ["Steps: 1. Open it.", "2. Close it."]
@@ -141,6 +163,12 @@ _ITEM = st.sampled_from(
         "go:",
         "\n",
         "\n2.",
+        "Jane.Doe@example.com.",
+        "http://a.b/c.d",
+        "www.e.f.",
+        "\n-",
+        "\n--",
+        "\n* x",
     ]
 )
 

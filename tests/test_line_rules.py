@@ -1,0 +1,60 @@
+"""Bulleted lines and rule lines open segments whatever the model says (`segmenter.line_rules`)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from invariants import assert_invariants
+
+from segmenter.config import DecodeConfig
+from segmenter.decode import decode
+from segmenter.line_rules import opens_segment, stands_alone
+
+
+def _segments(text: str, boundary_before: tuple[str, ...] = ()) -> list[str]:
+    """Spans when the model proposes a boundary only before each string in `boundary_before`."""
+    offsets = np.array([m.start() for m in re.finditer(r"\S+", text)][1:], dtype=np.int64)
+    starts = {text.index(s) for s in boundary_before}
+    probs = np.array([0.9 if o in starts else 0.1 for o in offsets])
+    spans = decode(text, offsets, probs, DecodeConfig(threshold=0.5))
+    assert_invariants(text, spans)
+    return [s.text for s in spans]
+
+
+def test_each_bulleted_line_of_a_list_opens_a_segment():
+    text = "Shopping list:\n- milk\n- eggs\n- bread\nI will buy them after work."
+    expected = ["Shopping list:", "- milk", "- eggs", "- bread", "I will buy them after work."]
+    assert _segments(text, ("I will",)) == expected
+    assert _segments("Notes\n* one\n* two", ()) == ["Notes", "* one", "* two"]
+
+
+def test_a_lone_dash_at_a_line_start_is_not_a_bullet():
+    # a hard wrap can put a dash at a line's start; without a second item it is not a list
+    text = "He came back\n- as we expected - and left."
+    assert _segments(text) == [text]
+    text = "Items:\n- milk\n* eggs"  # different bullets: no list
+    assert _segments(text) == [text]
+
+
+def test_a_rule_line_is_a_segment_of_its_own():
+    text = "Best,\nTom\n--\nTom Becker, Ph.D.\nSenior Analyst"
+    assert _segments(text, ("Tom\n",)) == ["Best,", "Tom", "--", "Tom Becker, Ph.D.\nSenior Analyst"]
+    text = "Chapter one ends.\n=====\nChapter two"
+    assert _segments(text) == ["Chapter one ends.", "=====", "Chapter two"]
+
+
+def test_symbols_inside_a_line_are_not_a_rule_line():
+    text = "See above -- it works\nand so on"
+    assert _segments(text) == [text]
+    text = "It ended...\n...and began"  # a lone ellipsis never stands alone
+    assert _segments(text) == [text]
+
+
+def test_opens_segment_reads_only_what_it_is_given():
+    # the previous line is known only when it starts inside `before` or `before` starts the text
+    assert opens_segment("- eggs\n", "- bread", True)
+    assert not opens_segment("- eggs\n", "- bread", False)
+    assert opens_segment("x\n- eggs\n", "- bread", False)
+    assert not opens_segment("text ", "- bread\n- milk", False)  # not at a line's start
+    assert stands_alone("-- ") and not stands_alone("...")
