@@ -117,15 +117,18 @@ def header() -> str:
     return "| candidate | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 1) + "|"
 
 
-@click.command()
-@click.argument("probes", nargs=-1, required=True)
-@click.option(
+ud_option = click.option(
     "--ud",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default="../shared/data/ud",
     show_default=True,
     help="Folder with the UD_English-* treebanks.",
 )
+
+
+@click.command()
+@click.argument("probes", nargs=-1, required=True)
+@ud_option
 @click.option(
     "--stride",
     type=click.IntRange(min=1),
