@@ -3,11 +3,11 @@
     python training/bench_tables.py readme RESULTS_JSON
     python training/bench_tables.py compare BEFORE_JSON AFTER_JSON
 
-`readme` prints the README's markdown table (EWT test and golden rules, clean and unpunctuated, and the
-clean EWT chars/s) for the systems it lists. `compare` prints, per (system, dataset, condition), both
-runs' F1, exact match and chars/s, and exits 1 if any F1 or exact-match value of a row in both runs
-differs (rows in one run only are listed and not counted). Reads only the
-given files.
+`readme` prints the README's markdown table (EWT test and golden rules, clean and unpunctuated, EWT
+test in lines where the run has it, and the clean EWT chars/s) for the systems it lists. `compare`
+prints, per (system, dataset, condition), both runs' F1, exact match and chars/s, and exits 1 if any
+F1 or exact-match value of a row in both runs differs (rows in one run only are listed and not
+counted). Reads only the given files.
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ def load_runs(path: str) -> dict[tuple[str, str, str], dict]:
 
 def readme_table(runs: dict) -> str:
     lines = [
-        "| system | EWT clean F1 | EWT unpunctuated F1 | golden rules exact (clean) | "
+        "| system | EWT clean F1 | EWT unpunctuated F1 | EWT lines F1 | golden rules exact (clean) | "
         "golden rules exact (unpunctuated) | chars/s (EWT clean, 1 thread) | vs spaCy parser |",
-        "|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     parser = runs.get(("spacy-parser", "ewt-test", "clean"))
     for system, label in README_SYSTEMS.items():
@@ -50,9 +50,11 @@ def readme_table(runs: dict) -> str:
             continue
         exact = [f"{round(g['exact_match'] * g['n_docs'])}/{g['n_docs']}" for g in golden]
         ratio = "-" if parser is None else f"{cells[0]['chars_per_s'] / parser['chars_per_s']:.2f}x"
+        in_lines = runs.get((system, "ewt-test", "lines"))
+        lines_f1 = "-" if in_lines is None else f"{in_lines['f1']:.3f}"
         lines.append(
-            f"| {label} | {cells[0]['f1']:.3f} | {cells[1]['f1']:.3f} | {exact[0]} | {exact[1]} | "
-            f"{cells[0]['chars_per_s']:,.0f} | {ratio} |"
+            f"| {label} | {cells[0]['f1']:.3f} | {cells[1]['f1']:.3f} | {lines_f1} | {exact[0]} | "
+            f"{exact[1]} | {cells[0]['chars_per_s']:,.0f} | {ratio} |"
         )
     return "\n".join(lines)
 
