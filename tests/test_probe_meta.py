@@ -44,8 +44,8 @@ def test_the_accurate_preset_reads_as_it_always_did():
     read = settings_from_meta(_read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json"))
     expected = FeatureConfig(layers=(3,), vectors=False, signals=False, hidden=True, surface=True, lines=True)
     assert (read.features, read.window) == (expected, WindowConfig(128, 96))
-    assert read.threshold == 0.42
-    assert read.thresholds == {"clean": 0.52, "corrupt": 0.39, "lines": 0.64, "wrapped": 0.54}
+    assert read.threshold == 0.39
+    assert read.thresholds == {"clean": 0.4, "corrupt": 0.35, "lines": 0.49, "wrapped": 0.4}
     assert isinstance(read, ProbeMeta) and ProbeSettings is ProbeMeta
 
 
