@@ -249,8 +249,7 @@ class Decoder:
         """The marker at `site` continues an enumeration that opens the text, a line or follows a colon:
         its item opens a segment."""
         if site in pending:
-            pending[site] = FORCED
-            self._store_probability(site, FORCED)
+            self._force(pending, site)
 
     def _open_line_segments(self, pending: dict[int, float], limit: int) -> None:
         """A candidate that starts a bulleted line, a rule line or the line after a rule line becomes a
@@ -261,8 +260,12 @@ class Decoder:
                 continue
             before = self._slice(max(offset - reach, 0), offset)
             if line_rules.opens_segment(before, self._slice(offset, offset + reach), offset <= reach):
-                pending[offset] = FORCED
-                self._store_probability(offset, FORCED)
+                self._force(pending, offset)
+
+    def _force(self, pending: dict[int, float], offset: int) -> None:
+        """Make the candidate at `offset` a forced boundary, as a blank line is."""
+        pending[offset] = FORCED
+        self._store_probability(offset, FORCED)
 
     def _after_line_break(self, offset: int) -> bool:
         """Whether the whitespace right before `offset` holds a line break (read back to the first
@@ -292,11 +295,12 @@ class Decoder:
         whitespace if just one of them is (`Iraq. | "I said` rather than `Iraq. " | I said`), else the
         most probable one.
 
-        Forced (blank-line) boundaries are always kept; a boundary with nothing alphanumeric before it
-        at the start of the text is dropped unless forced. A run of symbols between them such as
-        "=====" or "-- " is content: it stays a segment of its own (see `line_rules.stands_alone`). Each
-        character is looked at once, except that a stretch without letters or digits of up to
-        `SYMBOL_RUN_MAX` characters is read again to check it for a run of symbols.
+        Forced boundaries (blank lines, list items, line rules) are always kept; a boundary with nothing
+        alphanumeric before it at the start of the text is dropped unless forced. A run of symbols
+        between them such as "=====" or "-- " is content: it stays a segment of its own (see
+        `line_rules.stands_alone`). Each character is looked at once, except that a stretch without
+        letters or digits of up to `SYMBOL_RUN_MAX` characters is read again to check it for a run of
+        symbols.
         """
         self._alnum = self._alnum or _has_alnum(self._slice(self._scanned, offset))
         self._scanned = offset
@@ -357,7 +361,7 @@ class Decoder:
 
     def _trim(self) -> None:
         """Drop the text and candidates before the open segment's start (keeping the characters a list
-        marker or an address check after it may read)."""
+        marker, an address check or a line rule after it may read)."""
         cut = min(self._edge, self._scanned) - _LOOKBEHIND
         if cut - self._base > max(len(self._text) // 2, 1024):
             self._text = self._text[cut - self._base :]
