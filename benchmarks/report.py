@@ -51,8 +51,11 @@ def markdown_table(runs: Sequence[Run]) -> str:
 
 
 def _resources(run: Run) -> str:
-    """`1`, or `1 + 1 busy` when busy companion processes ran beside it; `-` when left to the libraries."""
+    """`1`, or `1 + 1 busy` when busy companion processes ran beside it; `-` when left to the libraries;
+    `2 passive` when several threads waited passively (OpenMP), which is slower on a quiet machine."""
     threads = "-" if run.threads is None else str(run.threads)
+    if run.wait_policy and run.wait_policy.upper() == "PASSIVE" and run.threads != 1:
+        threads += " passive"
     return f"{threads} + {run.busy} busy" if run.busy else threads
 
 

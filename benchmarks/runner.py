@@ -25,6 +25,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
+from segmenter import wait_policy
 from segmenter.bench.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
 from segmenter.bench.metrics import Counts, exact_match, score, unmarked_counts
 from segmenter.bench.resources import available_cpus, busy_companions, limit_threads, thread_environment
@@ -58,7 +59,8 @@ class Run:
 
     unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
     marks (`segmenter.corpus.is_marked`); None when there are none. threads: the thread count the
-    system ran with (None: left to the libraries); busy: busy companion processes during the run.
+    system ran with (None: left to the libraries); busy: busy companion processes during the run;
+    wait_policy: the OpenMP wait policy its process started with ("default": none set, libgomp's).
     """
 
     system: str
@@ -79,6 +81,7 @@ class Run:
     load_seconds: float | None = None
     threads: int | None = None
     busy: int = 0
+    wait_policy: str | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -160,7 +163,8 @@ def _run_system(
             runs.append(evaluate(adapter, task, load_seconds))
         if bar is not None:
             bar.update(1)
-    return runs
+    policy = os.environ.get(wait_policy.VARIABLE) or "default"
+    return [dataclasses.replace(run, wait_policy=policy) for run in runs]
 
 
 def _in_fresh_process(
@@ -170,7 +174,10 @@ def _in_fresh_process(
     if that process dies."""
     context = multiprocessing.get_context("spawn")
     environment = thread_environment(threads) if threads is not None else contextlib.nullcontext()
-    with environment, ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+    # the worker chooses its OpenMP wait policy before it loads torch, from the load it starts under
+    # (busy companions included), as the command line does
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=wait_policy.choose)
+    with environment, pool:
         try:
             return pool.submit(_run_system, system, list(tasks), options, loader, threads).result()
         except BrokenProcessPool:

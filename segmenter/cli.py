@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Iterator
 
 import click
 
-from segmenter import ray_run
+from segmenter import ray_run, wait_policy
 from segmenter.cli_common import (
     PRECISION_OPTION,
     FiniteFloatRange,
@@ -44,10 +43,11 @@ __all__ = ["PRECISION_OPTION", "FiniteFloatRange", "main", "one_line", "segment"
 @click.version_option(package_name="attention-segmenter")
 def main() -> None:
     """Sentence segmentation from the attention heads of a BERT-family encoder."""
-    # Before any command loads torch: its OpenMP threads sleep while they wait instead of spinning, so
-    # that another busy process on the machine does not stall every parallel step of the encoder
-    # (docs: README "Speed"). An OMP_WAIT_POLICY the user set is kept.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    # Before any command loads torch: on a busy machine its OpenMP threads sleep while they wait, so
+    # that another process does not stall every parallel step of the encoder; on a quiet one they
+    # spin a while first, which is faster (`segmenter.wait_policy`; docs: README "Speed"). An
+    # OMP_WAIT_POLICY the user set is kept.
+    wait_policy.choose()
 
 
 @main.command()

@@ -404,6 +404,23 @@ def test_busy_runs_are_marked_in_the_rows_and_the_table(tiny_tasks):
     assert "| 1 + 1 busy |" in markdown_table(runs)
 
 
+def test_each_system_process_chooses_its_wait_policy_under_the_busy_companions(tiny_tasks, monkeypatch):
+    """The worker reads the load after the companions started, so with one of them spinning its
+    threads wait passively, as the command line's would; the table says so."""
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    loader = _thread_reporting_loader
+    runs = run_benchmark(["fake"], tiny_tasks, loader=loader, isolate=True, threads=2, busy=1)
+    assert {(r.threads, r.busy, r.wait_policy) for r in runs} == {(2, 1, "PASSIVE")}
+    assert "| 2 passive + 1 busy |" in markdown_table(runs)
+
+
+def test_a_wait_policy_the_user_set_reaches_every_system_process(tiny_tasks, monkeypatch):
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    runs = run_benchmark(["fake"], tiny_tasks, loader=_thread_reporting_loader, isolate=True, threads=2)
+    assert {r.wait_policy for r in runs} == {"ACTIVE"}
+    assert "| 2 |" in markdown_table(runs)
+
+
 @pytest.mark.parametrize("option", [["--threads", "0"], ["--busy", "-1"]])
 def test_bench_refuses_impossible_resources(option):
     result = CliRunner().invoke(bench, ["--system", "pysbd", *option])

@@ -212,17 +212,25 @@ def _write(path, data: bytes):
     return path
 
 
-@pytest.mark.parametrize(("given", "expected"), [(None, "PASSIVE"), ("ACTIVE", "ACTIVE")])
-def test_commands_make_openmp_threads_wait_passively_unless_the_user_chose(
-    monkeypatch, tmp_path, given, expected
+@pytest.mark.parametrize(
+    ("given", "other_busy_cores", "expected"),
+    [(None, 1.0, "PASSIVE"), (None, None, "PASSIVE"), (None, 0.0, None), ("ACTIVE", 1.0, "ACTIVE")],
+)
+def test_commands_choose_the_openmp_wait_policy_from_the_load_unless_the_user_chose(
+    monkeypatch, tmp_path, given, other_busy_cores, expected
 ):
+    """Passive waiting on a busy machine (or one whose load cannot be read), libgomp's default on a
+    quiet one, the user's choice always."""
+    from segmenter import wait_policy
+
     if given is None:
         monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     else:
         monkeypatch.setenv("OMP_WAIT_POLICY", given)
+    monkeypatch.setattr(wait_policy, "other_busy_cores", lambda: other_busy_cores)
     result = CliRunner().invoke(main, ["segment", str(tmp_path / "missing.txt")])
     assert result.exit_code == 1  # the command ran (and refused the missing file)
-    assert os.environ["OMP_WAIT_POLICY"] == expected
+    assert os.environ.get("OMP_WAIT_POLICY") == expected
 
 
 def test_python_dash_m_runs_the_cli_with_every_command():

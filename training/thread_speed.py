@@ -1,7 +1,7 @@
 """Speed of the default preset at one and two torch threads, alternated in one process.
 
     python training/thread_speed.py            # OpenMP's default wait policy (spinning)
-    OMP_WAIT_POLICY=PASSIVE python training/thread_speed.py   # what the command line sets
+    OMP_WAIT_POLICY=PASSIVE python training/thread_speed.py   # what the command line sets when busy
 
 Prints chars/s of `Segmenter.pipe` over EWT test clean for 1, 2, 1, 2 threads (after a short warm-up),
 so the effect of the thread count and of the OpenMP wait policy can be read on a quiet machine. A
