@@ -129,6 +129,10 @@ def run_benchmark(
     options = options or SystemOptions()
     runs: list[Run] = []
     with _progress_bar(len(systems) * len(tasks), progress) as bar, busy_companions(busy):
+        if busy and not isolate and not wait_policy.openmp_loaded():
+            # the systems load in this process, under companions that started after the command line
+            # chose a policy on a quiet machine: choose again, as each isolated worker does
+            wait_policy.choose(measure=lambda: float(busy))
         for system in systems:
             if isolate:
                 bar.set_postfix_str(f"{system} (own process)")

@@ -16,6 +16,9 @@ be read (not Linux). A quiet machine keeps libgomp's default. The policy never c
 so the output does not depend on the load; a thread count chosen from the load would (1 and 2 threads
 give different boundaries on 3 of 316 unpunctuated EWT test texts).
 
+`openmp_loaded()` says whether it is too late to choose: the benchmark's same-process path, which
+starts its busy companions after the command line chose, chooses again if torch is still unloaded.
+
 Left out: load that starts after the choice (a long run that starts on a quiet machine keeps spinning
 threads), and CPU quotas of a cgroup (only the CPUs of the affinity mask are counted). This module
 imports nothing heavy, so the command line and the benchmark's worker processes call it first.
@@ -24,6 +27,7 @@ imports nothing heavy, so the command line and the benchmark's worker processes 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, MutableMapping
 
@@ -88,3 +92,8 @@ def choose(
         environ[VARIABLE] = "PASSIVE"
         return "PASSIVE"
     return "default"
+
+
+def openmp_loaded() -> bool:
+    """Whether this process has loaded torch, and with it OpenMP, which read the policy once then."""
+    return "torch" in sys.modules

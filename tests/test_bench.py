@@ -414,6 +414,20 @@ def test_each_system_process_chooses_its_wait_policy_under_the_busy_companions(t
     assert "| 2 passive + 1 busy |" in markdown_table(runs)
 
 
+@pytest.mark.parametrize(("loaded", "expected"), [(False, "PASSIVE"), (True, "default")])
+def test_same_process_busy_runs_choose_the_policy_again_while_openmp_is_unloaded(
+    tiny_tasks, monkeypatch, loaded, expected
+):
+    """Without worker processes the systems load in the bench process, after the companions started;
+    once torch (and OpenMP) is loaded the policy it started with stays, and the rows say which."""
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    monkeypatch.setattr(os, "environ", environ)
+    monkeypatch.setattr(runner_module.wait_policy, "openmp_loaded", lambda: loaded)
+    runs = run_benchmark(["fake"], tiny_tasks, loader=_fake_loader({}), threads=2, busy=1)
+    assert {r.wait_policy for r in runs} == {expected}
+    assert environ.get("OMP_WAIT_POLICY") == (None if loaded else "PASSIVE")
+
+
 def test_a_wait_policy_the_user_set_reaches_every_system_process(tiny_tasks, monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     runs = run_benchmark(["fake"], tiny_tasks, loader=_thread_reporting_loader, isolate=True, threads=2)

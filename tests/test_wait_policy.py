@@ -91,3 +91,9 @@ def test_a_real_busy_process_is_seen():
     finally:
         spinner.kill()
         spinner.wait()
+
+
+def test_openmp_counts_as_loaded_once_torch_is_imported():
+    import torch  # noqa: F401  (the test process loads it anyway)
+
+    assert wait_policy.openmp_loaded()
