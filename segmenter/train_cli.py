@@ -413,8 +413,33 @@ def probe(
     "(default: keep all).",
 )
 @_line_breaks_option(True, "on")
+@click.option(
+    "--teacher",
+    default=None,
+    metavar="PRESET|FOLDER",
+    help="Distil from this tuned probe of the same backbone (a shipped preset such as accurate, or a "
+    "probe folder): each gap's training target mixes its gold label with the teacher's probability.",
+)
+@click.option(
+    "--teacher-weight",
+    type=FiniteFloatRange(0, 1),
+    default=0.5,
+    show_default=True,
+    help="Share of the teacher's probability in each target (with --teacher).",
+)
 def tune(
-    run: TrainingRun, blocks, rank, epochs, learning_rate, hidden_units, signals, heads, units, line_breaks
+    run: TrainingRun,
+    blocks,
+    rank,
+    epochs,
+    learning_rate,
+    hidden_units,
+    signals,
+    heads,
+    units,
+    line_breaks,
+    teacher,
+    teacher_weight,
 ):
     """Tune the encoder's blocks 1..K together with an MLP probe (how the shipped presets are made)."""
     from segmenter.tune import TuneConfig, tune_probe
@@ -437,6 +462,8 @@ def tune(
             signals=signals,
             heads=heads,
             units=units,
+            teacher=teacher,
+            teacher_weight=teacher_weight,
         )
 
     def fit(_, docs, sources, bar):

@@ -8,6 +8,8 @@ final [SEP] and to [CLS], head-vector similarity contrast), computed from the en
 tuned (with gradients) and standardised with their mean and spread under the untuned encoder.
 Training minimises binary cross-entropy over every candidate gap (before a word-start token) of sliding
 windows over the training documents, under each condition (as written, corrupted, laid out in lines).
+With a teacher (`TuneConfig.teacher`, a larger tuned probe: `segmenter.teacher`) each gap's target is
+a mix of its gold label and the teacher's probability, computed once before the first epoch.
 The result is an ordinary `Probe` (the head's arrays, no standardisation) that carries the encoder
 deltas; its thresholds are chosen on held-out documents from features computed as the segmenter computes
 them (merged deltas, the inference precision), gap by gap in each window (the segmenter also averages
@@ -22,6 +24,7 @@ import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -38,6 +41,7 @@ from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.pruning import choose, importance, prune
 from segmenter.surface import with_surface
+from segmenter.teacher import Teacher
 from segmenter.train import (
     check_unmarked_share,
     collect_gaps,
@@ -72,6 +76,8 @@ class TuneConfig:
     signals: bool = False  # the head also reads block `blocks`'s attention signals
     heads: int | None = None  # attention heads each tuned block keeps (None: all; `segmenter.pruning`)
     units: int | None = None  # feed-forward units each tuned block keeps (None: all)
+    teacher: str | None = None  # distil from this tuned probe: a preset of the backbone or a probe folder
+    teacher_weight: float = 0.5  # share of the teacher's probability in each gap's target (the rest: gold)
 
     def __post_init__(self) -> None:
         check_unmarked_share(self.unmarked_share)
@@ -81,6 +87,8 @@ class TuneConfig:
         for name in ("heads", "units"):
             if getattr(self, name) is not None and getattr(self, name) < 1:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not 0.0 <= self.teacher_weight <= 1.0:
+            raise ConfigError(f"teacher_weight must be between 0 and 1, got {self.teacher_weight}")
         if self.signals and self.heads is not None:
             raise ConfigError("signals are read from every head of a block; do not prune heads with signals")
 
@@ -136,8 +144,16 @@ def tune_probe(
     if not any((ex.labels >= 0).any() for ex in examples) or not windows:
         raise InputError("training documents hold no candidate gaps; give more text")
     batches_per_epoch = math.ceil(len(windows) / config.batch_size)
-    if start is not None:
-        start(config.epochs * batches_per_epoch)
+    if start is not None:  # the teacher's pass over the windows, then the epochs
+        start((config.epochs + (config.teacher is not None)) * batches_per_epoch)
+    targets = None
+    if config.teacher is not None:
+        teacher = Teacher(model, _teacher_probe(config.teacher, encoder.name), precision)
+        taught = examples  # the teacher's surface flags: the student's, unless one reads line features
+        if teacher.lines != config.lines:
+            taught = [_example(encoder, doc, teacher.lines) for _, doc in variants]
+        targets = _teacher_targets(teacher, encoder, taught, windows, config.batch_size, progress)
+        del teacher
 
     pruning = {}
     if config.pruned:  # rank heads and units on a sample of the training windows, keep the largest
@@ -187,14 +203,21 @@ def tune_probe(
     for _ in range(config.epochs):
         shuffled = order.permutation(len(windows))
         for first in range(0, len(windows), config.batch_size):
-            batch = [windows[i] for i in shuffled[first : first + config.batch_size]]
+            picked = shuffled[first : first + config.batch_size]
+            batch = [windows[i] for i in picked]
             ids, mask, labels, surface = _batch(encoder, examples, batch)
             with autocast:
                 logits = _gap_logits(model_, head, ids, mask, surface, reader)  # (B, T)
             real = labels != IGNORE
+            target = labels.float()  # (B, T)
+            if targets is not None:  # gold and the teacher's probability, mixed
+                share = config.teacher_weight
+                for row, i in enumerate(picked):
+                    gaps = slice(2, 1 + len(windows[i]))
+                    target[row, gaps] = share * torch.from_numpy(targets[i]) + (1 - share) * target[row, gaps]
             if real.any():  # a batch of windows inside long words has no candidate gap to learn from
                 loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                    logits[real].float(), labels[real].float()
+                    logits[real].float(), target[real]
                 )
                 optimiser.zero_grad()
                 loss.backward()
@@ -239,6 +262,9 @@ def tune_probe(
             "head_learning_rate": config.head_learning_rate,
             "batch_size": config.batch_size,
             **({"kept": {"heads": config.heads, "units": config.units}} if config.pruned else {}),
+            **(
+                {"teacher": config.teacher, "teacher_weight": config.teacher_weight} if config.teacher else {}
+            ),
         },
         "conditions": list(config.conditions),
         "unmarked_share": config.unmarked_share,
@@ -270,6 +296,36 @@ def _example(encoder: Encoder, doc: Document, lines: bool) -> _Example:
     labels[starts] = [int(offset in gold) for offset in tokens.offsets[starts, 0].tolist()]
     labels[:1] = IGNORE  # no gap before the text's first token
     return _Example(tokens, labels)
+
+
+def _teacher_probe(spec: str, backbone: str) -> Probe:
+    """The probe in folder `spec`, or the shipped preset `spec` of `backbone`."""
+    # imported here: the segmenter's module imports far more than training needs
+    from segmenter.segmenter import load_probe_for
+
+    return Probe.load(spec) if Path(spec).is_dir() else load_probe_for(backbone, None, spec)
+
+
+def _teacher_targets(
+    teacher: Teacher,
+    encoder: Encoder,
+    examples: list[_Example],
+    windows: list[Window],
+    batch_size: int,
+    progress: Callable[[int], None] | None,
+) -> list[np.ndarray]:
+    """Per window, (len - 1,) float32: the teacher's probability of a boundary in each gap of the window
+    (positions 2 .. len of its batch row, as `_batch` lays labels out); `examples` carry the teacher's
+    surface flags."""
+    targets = []
+    for first in range(0, len(windows), batch_size):
+        batch = windows[first : first + batch_size]
+        ids, mask, _, surface = _batch(encoder, examples, batch)
+        probs = teacher.probabilities(ids, mask, surface)  # (B, T)
+        targets.extend(probs[row, 2 : 1 + len(window)].copy() for row, window in enumerate(batch))
+        if progress is not None:
+            progress(1)
+    return targets
 
 
 def _batch(

@@ -24,7 +24,7 @@ PROBE_ONLY = {
     "--context", "--kind", "--c", "--members", "--refit", "--no-refit",
 }  # fmt: skip
 TUNE_ONLY = {"--tune-blocks", "--rank", "--epochs", "--learning-rate"}
-ADDED_TO_TUNE = {"--keep-heads", "--keep-units"}  # options added after the split (narrowed blocks)
+ADDED_TO_TUNE = {"--keep-heads", "--keep-units", "--teacher", "--teacher-weight"}  # added after the split
 
 
 def option_names(command) -> set[str]:
@@ -48,6 +48,7 @@ def test_every_option_of_the_single_command_kept_its_place_and_default():
     assert {name: frozen[name] for name in frozen_only} == frozen_only
     assert (tuned["rank"], tuned["epochs"], tuned["learning_rate"]) == (16, 8, 5e-4)
     assert (tuned["heads"], tuned["units"]) == (None, None)  # no block is narrowed unless asked
+    assert (tuned["teacher"], tuned["teacher_weight"]) == (None, 0.5)  # no teacher unless asked
     # the defaults the single command chose by --tune-blocks: signals, hidden units, line breaks (None:
     # those of --surface)
     assert (frozen["signals"], frozen["hidden_units"], frozen["line_breaks"]) == (True, 128, None)
