@@ -39,10 +39,7 @@ class Teacher:
         )
         if meta.backbone is not None and meta.backbone != self.encoder.name:
             raise ConfigError(f"the teacher was tuned on {meta.backbone!r}, not on {self.encoder.name!r}")
-        self.mean = torch.from_numpy(probe.mean)  # (2 * width,): left token's features, then right's
-        self.scale = torch.from_numpy(probe.scale)
-        pairs = zip(probe.weights, probe.biases, strict=True)
-        self.layers = [(torch.from_numpy(w), torch.from_numpy(b)) for w, b in pairs]  # (in, out), (out,)
+        self.probe = probe
 
     def probabilities(self, ids: torch.Tensor, mask: torch.Tensor, surface: torch.Tensor) -> np.ndarray:
         """(B, T) float32 probability of a boundary in the gap before each position, from ids and mask
@@ -51,14 +48,7 @@ class Teacher:
             output = self.encoder.model(input_ids=ids, attention_mask=mask)
             hidden = output.last_hidden_state.float()  # (B, T, D)
             tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
-            if 2 * tokens.shape[-1] != self.mean.shape[0]:
-                raise ConfigError(
-                    f"the teacher reads {self.mean.shape[0]} features per gap, got {2 * tokens.shape[-1]}"
-                )
             left = torch.roll(tokens, shifts=1, dims=1)  # position t holds token t-1
-            x = (torch.cat([left, tokens], dim=-1) - self.mean) / self.scale  # (B, T, 2 * (D + F))
-            for i, (weight, bias) in enumerate(self.layers):
-                x = x @ weight + bias
-                if i < len(self.layers) - 1:
-                    x = torch.relu(x)
-            return torch.sigmoid(x[..., 0]).numpy()  # (B, T)
+            gaps = torch.cat([left, tokens], dim=-1)  # (B, T, 2 * (D + F)): left token first
+        batch, width = gaps.shape[:2]
+        return self.probe.predict(gaps.reshape(batch * width, -1).numpy()).reshape(batch, width)  # (B, T)
