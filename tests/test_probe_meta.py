@@ -43,7 +43,9 @@ def test_a_shipped_meta_file_reads_and_writes_back_equal(path):
 def test_the_accurate_preset_reads_as_it_always_did():
     read = settings_from_meta(_read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json"))
     expected = FeatureConfig(layers=(3,), vectors=False, signals=False, hidden=True, surface=True, lines=True)
-    assert (read.features, read.window) == (expected, WindowConfig(128, 96))
+    # Read every 125 tokens from 2026-12-04; trained every 96, which meta.json keeps under "tuned".
+    assert (read.features, read.window) == (expected, WindowConfig(128, 125))
+    assert read.training["tuned"]["window_stride"] == 96
     assert read.threshold == 0.39
     assert read.thresholds == {"clean": 0.4, "corrupt": 0.35, "lines": 0.49, "wrapped": 0.4}
     assert isinstance(read, ProbeMeta) and ProbeSettings is ProbeMeta
