@@ -85,8 +85,9 @@ CONFIG_OPTIONS = {
         type=click.Choice(PRESETS),
         default=DEFAULT_PRESET,
         show_default=True,
-        help="Shipped probe: accurate (3 tuned blocks), fast (2 tuned blocks, faster) or signals (fast "
-        "plus block 2's attention signals); ignored with --probe.",
+        help="Shipped probe: accurate (3 tuned blocks), fast (2 tuned blocks, faster), fastest (fast with "
+        "half of each block's heads and units, fastest) or signals (fast plus block 2's attention "
+        "signals); ignored with --probe.",
     ),
     "batch_size": click.option(
         "--batch-size",
