@@ -30,9 +30,7 @@ from segmenter.extras import require
 ATTENTION_STRATEGIES = STRATEGIES
 DEFAULT_SYSTEMS = (
     "attention",
-    "attention-fast",
-    "attention-fastest",
-    "attention-signals",
+    *(f"attention-{preset}" for preset in PRESETS if preset != DEFAULT_PRESET),  # the other presets
     "attention:sep-attention",
     "attention:similarity",
     "spacy-attention",
