@@ -217,6 +217,12 @@ def resolve_device(device: str) -> torch.device:
         raise ConfigError(f"unknown device {device!r}; use cpu, cuda, cuda:N or mps") from exc
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(f"device {device!r} requested but no CUDA GPU is available; use --device cpu")
+    if resolved.type == "cuda" and resolved.index is not None and resolved.index >= torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise ConfigError(
+            f"device {device!r} requested but this machine has {count} CUDA GPU{'s' * (count != 1)} "
+            f"(cuda:0 to cuda:{count - 1})"
+        )
     if resolved.type == "mps" and not torch.backends.mps.is_available():
         raise ConfigError(f"device {device!r} requested but MPS is not available; use --device cpu")
     return resolved

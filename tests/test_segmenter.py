@@ -177,6 +177,20 @@ def test_unavailable_device_is_a_config_error(tiny_bert_dir):
         Segmenter(model=str(tiny_bert_dir), strategy="similarity", device="toaster")
 
 
+def test_gpu_index_beyond_the_machine_is_a_config_error(monkeypatch):
+    """cuda:N past the last GPU is refused by name before torch fails with "invalid device ordinal"."""
+    import torch
+
+    from segmenter.encoder import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert resolve_device("cuda:0") == torch.device("cuda:0")
+    assert resolve_device("cuda") == torch.device("cuda")
+    with pytest.raises(ConfigError, match=r"'cuda:7' requested but this machine has 1 CUDA GPU \(cuda:0 to"):
+        resolve_device("cuda:7")
+
+
 def test_presets_pick_their_shipped_probes():
     from segmenter.encoder import Encoder
 
