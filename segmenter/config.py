@@ -20,7 +20,7 @@ RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
     "'accurate', or train a probe of the untuned encoder with `segmenter train probe --data ud-train`",
 }
 DEFAULT_PRESET = "accurate"
-PRECISIONS = ("auto", "float32", "bfloat16")  # encoder arithmetic; see `segmenter.encoder.resolve_precision`
+PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # encoder arithmetic: encoder.resolve_precision
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,9 @@ class SegmenterConfig:
     probe:      a probe folder from `segmenter train`, or a loaded `segmenter.probe.Probe`
                 (None: the shipped `preset` for the model).
     max_chars:  optional cap on segment length.
-    precision:  "auto" (bfloat16 where the hardware has it natively, else float32), "float32" or
-                "bfloat16".
+    precision:  "auto" (bfloat16 where the hardware has it natively, else float32), "float32",
+                "bfloat16" or "int8" (the blocks through ONNX Runtime with int8 weights, CPU only,
+                for probes that read block outputs only: `segmenter.int8`).
     preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast",
                 "fastest" or "signals" (segmenter/models/README.md).
     """

@@ -14,7 +14,8 @@ for the layers asked for:
               [SEP]); what inference reads, at a fraction of the memory traffic of full matrices
 
 Weights and activations are float32 or bfloat16 (`precision`; "auto" takes bfloat16 where the
-hardware computes it natively). Everything handed back is float32 numpy.
+hardware computes it natively); with "int8" the blocks run as an int8 ONNX Runtime graph
+(`segmenter.int8`) that returns block outputs only. Everything handed back is float32 numpy.
 Text reaches the tokenizer with lone surrogates as U+FFFD and the whitespace it would delete as spaces
 (`segmenter.breaks`), one character for one, so offsets index the caller's text.
 This module knows nothing about sentences, windows or features.
@@ -229,13 +230,15 @@ def resolve_device(device: str) -> torch.device:
 
 
 def resolve_precision(precision: str, device: torch.device) -> str:
-    """ "float32" or "bfloat16" for `precision` on `device`; a ConfigError names the choices.
+    """ "float32", "bfloat16" or "int8" for `precision` on `device`; a ConfigError names the choices.
 
     auto: bfloat16 where the hardware multiplies it natively (CPUs with AVX512-BF16 or AMX, CUDA GPUs
     that support it), where it runs the encoder about 2.5x faster; float32 elsewhere, where emulated
-    bfloat16 would be slower.
+    bfloat16 would be slower. int8: CPUs only, never chosen by auto (`segmenter.int8`).
     """
-    if check_precision(precision) != "auto":
+    if check_precision(precision) == "int8" and device.type != "cpu":
+        raise ConfigError(f"precision 'int8' runs on the CPU only, not on {device}; use --precision auto")
+    if precision != "auto":
         return precision
     return "bfloat16" if native_bfloat16(device) else "float32"
 
@@ -247,7 +250,7 @@ def attention_kernel(precision: str, device: torch.device) -> str:
     and, on a CPU with AMX, in bfloat16 too (measured: segmenter/models/README.md, "Attention kernel").
     Training runs float32 weights, so it keeps SDPA."""
     plain = precision == "bfloat16" and device.type == "cpu" and "amx_bf16" not in cpu_flags()
-    return "eager" if plain else "sdpa"
+    return "eager" if plain or precision == "int8" else "sdpa"
 
 
 @functools.cache
@@ -360,6 +363,29 @@ class Encoder:
         self.sep_id = int(special["sep_token"])
         self.pad_id = int(special["pad_token"] or 0)
         self.unk_id = special["unk_token"]
+        self._int8 = self._int8_blocks() if self.precision == "int8" else None
+
+    def _int8_blocks(self):
+        """The blocks as an int8 graph (`segmenter.int8`): for the plain BERT layout of `segmenter.bert`."""
+        from segmenter.bert import BertModel
+        from segmenter.int8 import CALIBRATION_TEXT, Int8Blocks
+
+        if not isinstance(self.model, BertModel):
+            raise ConfigError(
+                f"precision 'int8' needs a plain BERT-layout model; {self.name!r} is not one: "
+                "use --precision auto"
+            )
+        ids = self.tokenize(CALIBRATION_TEXT.read_text(encoding="utf-8")).ids
+        width = min(126, self.max_positions - 2)
+        rows = [ids[start : start + width] for start in range(0, len(ids), width)]
+        input_ids = np.full((len(rows), width + 2), self.pad_id, dtype=np.int64)
+        mask = np.zeros_like(input_ids)
+        for row, chunk in enumerate(rows):
+            input_ids[row, : len(chunk) + 2] = [self.cls_id, *chunk, self.sep_id]
+            mask[row, : len(chunk) + 2] = 1
+        with torch.no_grad():
+            embedded = self.model.embeddings(torch.from_numpy(input_ids))  # (B, T, D)
+        return Int8Blocks(self.model, [(embedded, torch.from_numpy(mask))])
 
     @functools.cached_property
     def tokenizer(self):
@@ -417,6 +443,13 @@ class Encoder:
             raise UnsupportedModelError(
                 f"layers {wanted} are outside 1..{self.loaded_layers} loaded for {self.name!r}"
             )
+        if self._int8 is not None:
+            if attention_layers or summary_layers or (contexts and layers):
+                raise ConfigError(
+                    "precision 'int8' returns block outputs only, not attention or per-head vectors; "
+                    "use --precision auto"
+                )
+            return self._forward_int8(input_ids, attention_mask, layers, hidden)
         ids = torch.as_tensor(input_ids, dtype=torch.long, device=self.device)
         mask = torch.as_tensor(attention_mask, dtype=torch.long, device=self.device)
         batch, length = ids.shape
@@ -471,6 +504,16 @@ class Encoder:
                 torch.stack([store[("hid", layer)] for layer in layers]).float().cpu().numpy()
             )  # (L, B, T, D)
         return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
+
+    def _forward_int8(
+        self, input_ids: np.ndarray, attention_mask: np.ndarray, layers: tuple[int, ...], hidden: bool
+    ) -> Capture:
+        """`forward` through the int8 graph: embeddings in torch (float32), the blocks in ONNX Runtime."""
+        ids = torch.as_tensor(input_ids, dtype=torch.long)
+        embedded = self.model.embeddings(ids).numpy()  # (B, T, D)
+        outputs = self._int8(embedded, np.asarray(attention_mask, dtype=np.int64))  # (L_loaded, B, T, D)
+        hid = outputs[[layer - 1 for layer in layers]] if hidden and layers else None  # (L, B, T, D)
+        return Capture(layers=tuple(layers), contexts=None, attentions=None, hidden=hid)
 
     @contextlib.contextmanager
     def reading(self, layer: int, attention_mask: torch.Tensor) -> Iterator[dict]:

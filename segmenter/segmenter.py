@@ -153,7 +153,7 @@ class Segmenter:
             config.model,
             device=config.device,
             max_layer=max(features.layers),
-            precision=config.precision,
+            precision=encoder_precision(config, self.probe, features),
             deltas=self.probe.deltas if self.probe is not None else None,
             pruning=self.probe.pruning if self.probe is not None else None,
         )
@@ -247,6 +247,18 @@ class Segmenter:
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
         """`text`'s tokens with the surface features this segmenter's probe reads."""
         return self.scorer.tokenize(text, line_state)
+
+
+def encoder_precision(config: SegmenterConfig, probe: Probe | None, features: FeatureConfig) -> str:
+    """`config.precision`, checked against what is read: int8 returns block outputs only, so a probe
+    or strategy that reads attention or per-head vectors refuses it with a ConfigError."""
+    if config.precision == "int8" and (features.signals or features.vectors):
+        reader = "probe" if probe is not None else f"strategy {config.strategy!r}"
+        raise ConfigError(
+            f"precision 'int8' returns block outputs only; this {reader} reads attention or per-head "
+            "vectors: use --precision auto"
+        )
+    return config.precision
 
 
 def _candidates(tokens: Tokens, gap_probs: np.ndarray) -> GapProbabilities:

@@ -16,6 +16,20 @@ def shared_data() -> Path:
     return DATA
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_cache(tmp_path_factory):
+    """Caches (the int8 graphs of `segmenter.int8`) go to a folder of this run, never the user's."""
+    import os
+
+    saved = os.environ.get("SEGMENTER_CACHE")
+    os.environ["SEGMENTER_CACHE"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if saved is None:
+        os.environ.pop("SEGMENTER_CACHE", None)
+    else:
+        os.environ["SEGMENTER_CACHE"] = saved
+
+
 @pytest.fixture(scope="session")
 def tiny_bert_dir(tmp_path_factory) -> Path:
     """A randomly initialised 12-layer x 12-head BERT (hidden 48) with the packaged WordPiece tokenizer."""

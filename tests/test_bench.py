@@ -180,6 +180,24 @@ def test_every_default_system_and_other_preset_is_known():
     assert "attention-frozen" not in DEFAULT_SYSTEMS
 
 
+def test_attention_int8_is_the_default_preset_in_int8_on_request(monkeypatch):
+    import segmenter
+
+    built = {}
+
+    class Recording(segmenter.Segmenter):
+        def __init__(self, **settings):
+            built.update(settings)
+            super().__init__(**settings)
+
+    monkeypatch.setattr(segmenter, "Segmenter", Recording)
+    assert "attention-int8" not in DEFAULT_SYSTEMS
+    adapter = load_system("attention-int8")
+    assert built["precision"] == "int8" and "preset" not in built
+    text = "The museum reopened on Saturday. Visitors queued around the block."
+    assert adapter.predict([text]) == [[text.index("Visitors")]]
+
+
 def _load_or_skip(name: str) -> Adapter:
     try:
         return load_system(name)

@@ -4,7 +4,8 @@
     python training/dev_scores.py --model all-mpnet-base-v2 /path/to/probe-folder
 
 Each argument is a preset or a probe folder of the backbone given by --model (default: the packaged
-all-MiniLM-L6-v2). The shipped presets train on the
+all-MiniLM-L6-v2), optionally with `@PRECISION` (`accurate@int8`: the preset with its encoder in
+int8). The shipped presets train on the
 UD English *train* splits (and silver text), so every dev file is unseen by all of them. A row has the
 columns of the tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it
 (pooled over a cell's texts):
@@ -117,6 +118,13 @@ def header() -> str:
     return "| candidate | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 1) + "|"
 
 
+def load(probe: str, model: str | None = None) -> Segmenter:
+    """A segmenter of `probe`: a probe folder or a preset, optionally `@PRECISION` (`accurate@int8`)."""
+    name, _, precision = probe.partition("@")
+    chosen = {"probe": name} if Path(name).is_dir() else {"preset": name}
+    return Segmenter(model=model, precision=precision or "auto", **chosen)
+
+
 ud_option = click.option(
     "--ud",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -145,8 +153,7 @@ def main(probes: tuple[str, ...], ud: Path, stride: int | None, model: str | Non
     cells = dev_cells(ud)
     click.echo(header())
     for probe in probes:
-        chosen = {"probe": probe} if Path(probe).is_dir() else {"preset": probe}
-        segmenter = Segmenter(model=model, **chosen)
+        segmenter = load(probe, model)
         label = probe
         if stride is not None:
             segmenter.scorer.window = WindowConfig(size=segmenter.window.size, stride=stride)

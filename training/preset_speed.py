@@ -1,6 +1,6 @@
 """Characters per second of presets or probe folders on EWT test clean text, one thread, alternated.
 
-    python training/preset_speed.py accurate /path/to/candidate [--rounds 3]
+    python training/preset_speed.py accurate /path/to/candidate accurate@int8 [--rounds 3]
 
 The speed side of the selection rules in segmenter/models/README.md. Every probe is loaded once; then
 each round runs one pass of `Segmenter.pipe` over all texts per probe, in the order given, so that a
@@ -28,8 +28,11 @@ from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E40
 
 
 def load(probe: str) -> Segmenter:
-    """A segmenter of the probe folder `probe`, else of the packaged preset of that name."""
-    return Segmenter(probe=probe) if Path(probe).is_dir() else Segmenter(preset=probe)
+    """A segmenter of the probe folder `probe`, else of the packaged preset of that name; `@PRECISION`
+    after either sets the encoder's precision (`accurate@int8`)."""
+    name, _, precision = probe.partition("@")
+    chosen = {"probe": name} if Path(name).is_dir() else {"preset": name}
+    return Segmenter(precision=precision or "auto", **chosen)
 
 
 @click.command()

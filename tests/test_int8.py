@@ -1,0 +1,138 @@
+"""precision="int8": the encoder's blocks through an int8 ONNX Runtime graph (segmenter.int8)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from invariants import assert_invariants
+
+from segmenter import Segmenter
+from segmenter.cli import main
+from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.encoder import Encoder
+from segmenter.errors import ConfigError
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.txt"
+
+
+@pytest.fixture(scope="module")
+def hidden_probe_dir(tiny_bert_dir, tmp_path_factory) -> Path:
+    """A probe of the tiny model that reads block outputs only, which int8 can give."""
+    from segmenter.corpus import Document
+    from segmenter.train import TrainConfig, train_probe
+
+    encoder = Encoder(str(tiny_bert_dir), max_layer=2)
+    docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
+    features = FeatureConfig(layers=(2,), vectors=False, signals=False, hidden=True)
+    config = TrainConfig(features=features, window=WindowConfig(16, 10), holdout=0.3)
+    return train_probe(encoder, docs, config, ["synthetic"]).save(tmp_path_factory.mktemp("hidden-probe"))
+
+
+def batch(encoder: Encoder) -> tuple[np.ndarray, np.ndarray]:
+    """Two windows, the second padded: (2, T) ids and mask."""
+    rows = [encoder.tokenize(text).ids for text in ("The cat sat down. It was tired!", "Short one.")]
+    width = max(map(len, rows)) + 2
+    ids = np.full((2, width), encoder.pad_id, dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, tokens in enumerate(rows):
+        ids[row, : len(tokens) + 2] = [encoder.cls_id, *tokens, encoder.sep_id]
+        mask[row, : len(tokens) + 2] = 1
+    return ids, mask
+
+
+def cache_files() -> list[Path]:
+    return sorted(Path(os.environ["SEGMENTER_CACHE"]).glob("int8-*.onnx"))
+
+
+def test_int8_block_outputs_follow_float32(tiny_bert_dir):
+    full = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
+    low = Encoder(str(tiny_bert_dir), max_layer=2, precision="int8")
+    assert low.precision == "int8"
+    ids, mask = batch(full)
+    a = full.forward(ids, mask, layers=(1, 2), contexts=False, hidden=True).hidden  # (2, B, T, D)
+    b = low.forward(ids, mask, layers=(1, 2), contexts=False, hidden=True).hidden
+    assert a.shape == b.shape and b.dtype == np.float32
+    real = mask.astype(bool)
+    cosine = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))  # (2, B, T)
+    assert cosine[:, real].min() > 0.98
+    assert not np.array_equal(a[:, real], b[:, real])  # the int8 graph ran, not the float32 blocks
+    second_only = low.forward(ids, mask, layers=(2,), contexts=False, hidden=True).hidden
+    np.testing.assert_array_equal(second_only[0], b[1])
+
+
+def test_graph_is_built_once_per_set_of_weights(tiny_bert_dir, monkeypatch):
+    import segmenter.int8 as int8
+
+    before = set(cache_files())
+    Encoder(str(tiny_bert_dir), max_layer=3, precision="int8")
+    made = set(cache_files()) - before
+    assert len(made) == 1
+
+    def no_build(_module):
+        raise AssertionError("the cached graph should have been read")
+
+    monkeypatch.setattr(int8, "_build", no_build)
+    Encoder(str(tiny_bert_dir), max_layer=3, precision="int8")  # read from the cache
+    with pytest.raises(AssertionError, match="cached graph"):
+        Encoder(str(tiny_bert_dir), max_layer=4, precision="int8")  # other blocks: another graph
+
+
+def test_unwritable_cache_builds_in_memory(tiny_bert_dir, tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("SEGMENTER_CACHE", str(blocker / "cache"))
+    low = Encoder(str(tiny_bert_dir), max_layer=1, precision="int8")
+    ids, mask = batch(low)
+    assert low.forward(ids, mask, layers=(1,), contexts=False, hidden=True).hidden.shape[:2] == (1, 2)
+    assert blocker.read_text(encoding="utf-8") == "x"
+
+
+def test_int8_segments_with_a_probe_of_block_outputs(tiny_bert_dir, hidden_probe_dir):
+    segmenter = Segmenter(model=str(tiny_bert_dir), probe=str(hidden_probe_dir), precision="int8")
+    texts = ["The cat sat down. It was tired! Number 3 ended.", "", "  \n", "x" * 300, "one two three " * 40]
+    for text, spans in zip(texts, segmenter.pipe(texts), strict=True):
+        assert_invariants(text, spans)
+    torch.set_num_threads(2)
+    try:
+        segmenter.segment(texts[0])
+        assert segmenter.encoder._int8._threads == 2  # the session follows torch's thread count
+    finally:
+        torch.set_num_threads(1)
+
+
+def test_int8_is_refused_where_it_cannot_serve(tiny_bert_dir, tiny_probe_dir):
+    with pytest.raises(ConfigError, match="int8' returns block outputs only; this probe reads attention"):
+        Segmenter(model=str(tiny_bert_dir), probe=str(tiny_probe_dir), precision="int8")
+    with pytest.raises(ConfigError, match="strategy 'similarity' reads"):
+        Segmenter(model=str(tiny_bert_dir), strategy="similarity", precision="int8")
+    with pytest.raises(ConfigError, match="runs on the CPU only"):
+        Encoder(str(tiny_bert_dir), device="meta", precision="int8")
+    with pytest.raises(ConfigError, match="not attention or per-head vectors"):
+        low = Encoder(str(tiny_bert_dir), max_layer=1, precision="int8")
+        low.forward(*batch(low), layers=(1,), attention_layers=(1,))
+
+
+def test_cli_int8_with_the_packaged_model(runner):
+    plain = runner.invoke(main, ["segment", "--precision", "float32", str(SAMPLE)])
+    low = runner.invoke(main, ["segment", "--precision", "int8", str(SAMPLE)])
+    assert plain.exit_code == 0 and low.exit_code == 0, low.output
+    assert low.stdout == plain.stdout  # the sample's sentences are clear-cut: int8 finds the same ones
+    refused = runner.invoke(main, ["segment", "--precision", "int8", "--preset", "signals", str(SAMPLE)])
+    assert refused.exit_code != 0 and refused.stdout == ""
+    assert "precision 'int8' returns block outputs only" in refused.stderr
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_int8_without_onnxruntime_names_the_extra(tiny_bert_dir, monkeypatch):
+    import sys
+
+    from segmenter.errors import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
+    with pytest.raises(MissingExtraError, match=r"precision 'int8' needs the \[int8\] extra"):
+        Encoder(str(tiny_bert_dir), max_layer=1, precision="int8")
