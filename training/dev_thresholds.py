@@ -1,6 +1,6 @@
 """Choose a probe's two decoding thresholds on the six dev files, and write them into its meta.
 
-    python training/dev_thresholds.py PROBE_FOLDER [--write] [--ud ../shared/data/ud]
+    python training/dev_thresholds.py PROBE_FOLDER [--write] [--precision int8] [--ud ../shared/data/ud]
 
 `segmenter train` picks the thresholds on held-out training documents. This script searches them on
 the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless it
@@ -24,6 +24,7 @@ import numpy as np
 from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary
 
 from segmenter import Segmenter
+from segmenter.config import PRECISIONS
 from segmenter.decode import decode
 
 GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.96, 0.05))
@@ -46,14 +47,23 @@ def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list
 @click.argument("probe", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--write", is_flag=True, help="Store the chosen thresholds in the probe's meta.json.")
 @click.option(
+    "--precision",
+    type=click.Choice(PRECISIONS),
+    default="auto",
+    show_default=True,
+    help="Encoder precision to search at (a probe's meta holds one pair: --write only with auto).",
+)
+@click.option(
     "--ud",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default="../shared/data/ud",
     show_default=True,
 )
-def main(probe: Path, write: bool, ud: Path) -> None:
+def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
     """Print the dev rows at the trained and at the chosen thresholds of PROBE."""
-    segmenter = Segmenter(probe=probe)
+    if write and precision != "auto":
+        raise click.UsageError("--write stores the thresholds of the automatic precision: drop --precision")
+    segmenter = Segmenter(probe=probe, precision=precision)
     cells = []
     for name, texts in dev_cells(ud):
         gaps = segmenter.gap_probabilities([t.text for t in texts])
