@@ -12,6 +12,9 @@ channel. The scales come from the largest input each channel sees on `calibratio
 of a fixed text, data/int8_calibration.txt) and SMOOTHING. The embeddings stay in torch, in float32;
 the graph takes their output and returns every block's output (the residual stream). Nothing inside
 the attention comes back, so a probe that reads attention or per-head vectors cannot run in int8.
+Each window runs alone, cut to its real tokens: activations are quantised with one scale per run, and
+in a shared batch a window's boundaries moved with its neighbours (35 of 316 EWT test documents
+segmented differently by `pipe` and `segment`, `training/batch_invariance.py`); alone, none do.
 
 Why by hand: neither torch's own int8 path (slower than bfloat16 on CPUs with bfloat16 units,
 segmenter/models/README.md) nor a ready-made exporter covers blocks with merged deltas and pruned
@@ -122,6 +125,7 @@ class Int8Blocks:
         require("onnx", "int8", "precision 'int8'")  # the exporter and the quantiser write through it
         self._ort = ort
         blocks = copy.deepcopy(model.encoder.layer)
+        self.layers = len(blocks)
         for block in blocks:
             block.attention.self.attention = "eager"  # plain products: what the exporter traces best
         key = _weights_key(blocks, calibration, ort.__version__)
@@ -130,12 +134,24 @@ class Int8Blocks:
         self._threads = 0
 
     def __call__(self, embedded: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """embedded (B, T, D) float32, mask (B, T) int64 -> (L, B, T, D) float32 block outputs."""
+        """embedded (B, T, D) float32, mask (B, T) int64 with each row's real tokens first ->
+        (L, B, T, D) float32 block outputs, zero at padding.
+
+        Each row runs alone, cut to its real tokens: activations are quantised with one scale per
+        run, so in a shared batch a window's outputs would depend on the other windows and on the
+        padding; alone, they depend on the window only (as in float32 and bfloat16)."""
         threads = torch.get_num_threads()
         if self._session is None or threads != self._threads:
             self._session, self._threads = self._open(threads), threads
-        feed = {"hidden": np.ascontiguousarray(embedded, dtype=np.float32), "mask": mask.astype(np.int64)}
-        return self._session.run(None, feed)[0]
+        lengths = mask.sum(axis=1)  # (B,)
+        outputs = np.zeros((self.layers, *embedded.shape), dtype=np.float32)  # (L, B, T, D)
+        for row, length in enumerate(lengths.tolist()):
+            feed = {
+                "hidden": np.ascontiguousarray(embedded[row : row + 1, :length], dtype=np.float32),
+                "mask": np.ones((1, length), dtype=np.int64),
+            }
+            outputs[:, row, :length] = self._session.run(None, feed)[0][:, 0]  # (L, length, D)
+        return outputs
 
     def _open(self, threads: int):
         options = self._ort.SessionOptions()

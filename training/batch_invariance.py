@@ -1,6 +1,7 @@
 """How far a window's boundary probabilities depend on what it is batched with (docs/decoding.md).
 
     python training/batch_invariance.py [--docs 40] [--batch 16] [--threads 1]
+        [--precision bfloat16 float32 int8] [--pipe-precision auto int8]
 
 Two measurements on UD English-EWT test documents (clean text), default preset:
 1. windows: the first `--docs` documents' first windows, each scored alone and inside one batch of
@@ -45,9 +46,9 @@ def window_differences(texts: list[str], precision: str, batch_size: int) -> tup
     return len(windows), differing, largest
 
 
-def pipe_against_segment(texts: list[str]) -> tuple[int, int, int]:
+def pipe_against_segment(texts: list[str], precision: str = "auto") -> tuple[int, int, int]:
     """(documents, documents whose offsets differ, documents whose scores differ)."""
-    segmenter = Segmenter()
+    segmenter = Segmenter(precision=precision)
     offsets_differ = scores_differ = 0
     for text, pooled in zip(texts, segmenter.pipe(texts), strict=True):
         alone = segmenter.segment(text)
@@ -61,19 +62,23 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=40, help="documents whose first window is compared")
     parser.add_argument("--batch", type=int, default=16, help="windows per shared batch")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--precision", nargs="+", default=["bfloat16", "float32"], help="for measurement 1")
+    parser.add_argument("--pipe-precision", nargs="+", default=["auto"], help="for measurement 2")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     texts = [doc.text for doc in read_conllu(TEST_FILE)]
-    for precision in ("bfloat16", "float32"):
+    for precision in args.precision:
         n, differing, largest = window_differences(texts[: args.docs], precision, args.batch)
         print(
             f"windows, {precision}: {differing} of {n} differ alone vs in a batch of {args.batch} "
             f"(largest difference {largest:.2e})"
         )
-    n, offsets, scores = pipe_against_segment(texts)
-    print(
-        f"pipe vs segment on EWT test clean: offsets differ in {offsets} of {n} documents, scores in {scores}"
-    )
+    for precision in args.pipe_precision:
+        n, offsets, scores = pipe_against_segment(texts, precision)
+        print(
+            f"pipe vs segment on EWT test clean ({precision}): offsets differ in {offsets} of {n} "
+            f"documents, scores in {scores}"
+        )
 
 
 if __name__ == "__main__":
