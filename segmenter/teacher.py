@@ -43,12 +43,12 @@ class Teacher:
 
     def probabilities(self, ids: torch.Tensor, mask: torch.Tensor, surface: torch.Tensor) -> np.ndarray:
         """(B, T) float32 probability of a boundary in the gap before each position, from ids and mask
-        (B, T) and the teacher's surface flags (B, T, F); meaningless where no gap is (padding, specials)."""
+        (B, T) and the teacher's surface flags (B, T, F); meaningless where no gap is (padding, specials).
+        The probe reads each row as the segmenter reads a window (`Probe.predict_windows`)."""
         with torch.inference_mode():
             output = self.encoder.model(input_ids=ids, attention_mask=mask)
             hidden = output.last_hidden_state.float()  # (B, T, D)
-            tokens = torch.cat([hidden, surface], dim=-1)  # (B, T, D + F)
-            left = torch.roll(tokens, shifts=1, dims=1)  # position t holds token t-1
-            gaps = torch.cat([left, tokens], dim=-1)  # (B, T, 2 * (D + F)): left token first
-        batch, width = gaps.shape[:2]
-        return self.probe.predict(gaps.reshape(batch * width, -1).numpy()).reshape(batch, width)  # (B, T)
+            tokens = torch.cat([hidden, surface], dim=-1).numpy()  # (B, T, D + F)
+        probs = np.zeros(ids.shape, dtype=np.float32)  # (B, T); position 0 has no gap before it
+        probs[:, 1:] = np.stack(self.probe.predict_windows(list(tokens), context=1))  # (B, T - 1)
+        return probs
