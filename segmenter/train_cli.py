@@ -30,8 +30,8 @@ from pathlib import Path
 
 import click
 
-from segmenter.cli_common import PRECISION_OPTION, FiniteFloatRange, progress_bar, set_total
-from segmenter.config import WindowConfig
+from segmenter.cli_common import FiniteFloatRange, progress_bar, set_total
+from segmenter.config import PRECISIONS, WindowConfig
 from segmenter.errors import ConfigError, SegmenterError
 
 TUNE_SWITCH = "--tune-blocks"  # in the form from before the split, this option alone means `tune`
@@ -190,7 +190,13 @@ _RUN_OPTIONS = (
         "held-out documents.",
     ),
     click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True),
-    PRECISION_OPTION,
+    click.option(  # int8 runs no torch blocks, and training tunes them
+        "--precision",
+        type=click.Choice(tuple(p for p in PRECISIONS if p != "int8")),
+        default="auto",
+        show_default=True,
+        help="Encoder arithmetic; auto: bfloat16 where the hardware has it natively, else float32.",
+    ),
     click.option("--progress/--no-progress", default=True),
 )
 

@@ -55,6 +55,15 @@ def test_every_option_of_the_single_command_kept_its_place_and_default():
     assert (tuned["signals"], tuned["hidden_units"], tuned["line_breaks"]) == (False, 256, True)
 
 
+def test_training_refuses_int8_which_runs_no_torch_blocks():
+    runner = CliRunner()
+    for command in ("probe", "tune"):
+        result = runner.invoke(
+            main, ["train", command, "--data", "ewt-dev", "--out", "x", "--precision", "int8"]
+        )
+        assert result.exit_code == 2 and "'int8' is not one of 'auto', 'float32', 'bfloat16'" in result.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
