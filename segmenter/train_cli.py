@@ -433,6 +433,13 @@ def probe(
     show_default=True,
     help="Share of the teacher's probability in each target (with --teacher).",
 )
+@click.option(
+    "--read-stride",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tokens between window starts when the written probe segments text (less overlap: faster); "
+    "the stride it trained at is kept in meta.json as tuned.window_stride.  [default: --stride]",
+)
 def tune(
     run: TrainingRun,
     blocks,
@@ -446,11 +453,14 @@ def tune(
     line_breaks,
     teacher,
     teacher_weight,
+    read_stride,
 ):
     """Tune the encoder's blocks 1..K together with an MLP probe (how the shipped presets are made)."""
     from segmenter.tune import TuneConfig, tune_probe
 
     with _usage_errors():
+        if read_stride is not None:
+            WindowConfig(size=run.window.size, stride=read_stride)  # the same checks as --stride
         config = TuneConfig(
             blocks=blocks,
             rank=rank,
@@ -474,9 +484,13 @@ def tune(
 
     def fit(_, docs, sources, bar):
         bar.unit, bar.unit_scale = "batch", False
-        return tune_probe(
+        probe = tune_probe(
             run.model, docs, config, sources, run.precision, progress=bar.update, start=set_total(bar)
         )
+        if read_stride is not None:  # thresholds and held-out scores stay those of the training stride
+            probe.meta["tuned"]["window_stride"] = probe.meta["window"]["stride"]
+            probe.meta["window"]["stride"] = read_stride
+        return probe
 
     _train(run, blocks, fit, reads_encoder=False)
 

@@ -24,7 +24,7 @@ PROBE_ONLY = {
     "--context", "--kind", "--c", "--members", "--refit", "--no-refit",
 }  # fmt: skip
 TUNE_ONLY = {"--tune-blocks", "--rank", "--epochs", "--learning-rate"}
-ADDED_TO_TUNE = {"--keep-heads", "--keep-units", "--teacher", "--teacher-weight"}  # added after the split
+ADDED_TO_TUNE = {"--keep-heads", "--keep-units", "--teacher", "--teacher-weight", "--read-stride"}  # later
 
 
 def option_names(command) -> set[str]:
@@ -49,10 +49,38 @@ def test_every_option_of_the_single_command_kept_its_place_and_default():
     assert (tuned["rank"], tuned["epochs"], tuned["learning_rate"]) == (16, 8, 5e-4)
     assert (tuned["heads"], tuned["units"]) == (None, None)  # no block is narrowed unless asked
     assert (tuned["teacher"], tuned["teacher_weight"]) == (None, 0.5)  # no teacher unless asked
+    assert tuned["read_stride"] is None  # the probe reads at the stride it trained at unless asked
     # the defaults the single command chose by --tune-blocks: signals, hidden units, line breaks (None:
     # those of --surface)
     assert (frozen["signals"], frozen["hidden_units"], frozen["line_breaks"]) == (True, 128, None)
     assert (tuned["signals"], tuned["hidden_units"], tuned["line_breaks"]) == (False, 256, True)
+
+
+def test_read_stride_is_written_to_the_probe_and_the_training_stride_kept(
+    tmp_path, tiny_conllu, tiny_bert_dir
+):
+    from segmenter import Segmenter
+
+    runner = CliRunner()
+    args = [
+        "train",
+        "tune",
+        "--data",
+        f"conllu:{tiny_conllu}",
+        "--model",
+        str(tiny_bert_dir),
+        "--blocks",
+        "1",
+    ]
+    args += ["--rank", "2", "--epochs", "1", "--hidden-units", "8", "--window-size", "16", "--stride", "8"]
+    result = runner.invoke(main, [*args, "--read-stride", "13", "--out", str(tmp_path / "p")])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((tmp_path / "p" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["window"] == {"size": 16, "stride": 13} and meta["tuned"]["window_stride"] == 8
+    assert Segmenter(model=str(tiny_bert_dir), probe=str(tmp_path / "p")).window.stride == 13
+    too_far = runner.invoke(main, [*args, "--read-stride", "14", "--out", str(tmp_path / "q")])
+    assert too_far.exit_code == 2 and "window stride must be between 1 and size-3=13" in too_far.output
+    assert not (tmp_path / "q").exists()
 
 
 def test_training_refuses_int8_which_runs_no_torch_blocks():
