@@ -29,6 +29,11 @@ from segmenter.errors import ConfigError, MissingExtraError
 from segmenter.extras import require
 
 ATTENTION_STRATEGIES = STRATEGIES
+ATTENTION_SYSTEMS = {  # our systems -> the Segmenter settings that make each
+    "attention": {},
+    **{f"attention-{preset}": {"preset": preset} for preset in PRESETS if preset != DEFAULT_PRESET},
+    "attention-int8": {"precision": "int8"},  # the default preset, its encoder blocks in int8
+}
 DEFAULT_SYSTEMS = (
     "attention",
     *(f"attention-{preset}" for preset in PRESETS if preset != DEFAULT_PRESET),  # the other presets
@@ -152,11 +157,7 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
 
     strategy = variant or "probe"
     kwargs = {"batch_size": options.batch_size} if options.batch_size else {}
-    base = parse_name(name)[0]
-    if base == "attention-int8":  # the default preset, its encoder blocks in int8
-        kwargs["precision"] = "int8"
-    elif base.startswith("attention-"):  # attention-<preset>: another shipped probe
-        kwargs["preset"] = base.removeprefix("attention-")
+    kwargs |= ATTENTION_SYSTEMS[parse_name(name)[0]]
     try:
         segmenter = Segmenter(model=options.model, strategy=strategy, device=options.device, **kwargs)
     except SegmenterError as exc:
@@ -283,9 +284,7 @@ def _sentencex(name: str, variant: str, options: SystemOptions) -> Adapter:
 
 
 _LOADERS: dict[str, Callable[[str, str, SystemOptions], Adapter]] = {
-    "attention": _attention,
-    **{f"attention-{preset}": _attention for preset in PRESETS if preset != DEFAULT_PRESET},
-    "attention-int8": _attention,
+    **dict.fromkeys(ATTENTION_SYSTEMS, _attention),
     "spacy-attention": _spacy_attention,
     "pysbd": _pysbd,
     "spacy-sentencizer": _spacy_sentencizer,

@@ -250,7 +250,7 @@ def attention_kernel(precision: str, device: torch.device) -> str:
     and, on a CPU with AMX, in bfloat16 too (measured: segmenter/models/README.md, "Attention kernel").
     Training runs float32 weights, so it keeps SDPA."""
     plain = precision == "bfloat16" and device.type == "cpu" and "amx_bf16" not in cpu_flags()
-    return "eager" if plain or precision == "int8" else "sdpa"
+    return "eager" if plain else "sdpa"
 
 
 @functools.cache

@@ -87,9 +87,12 @@ class _Smoothed(nn.Module):
 
 
 def smoothed(blocks: nn.ModuleList, calibration: list[tuple[torch.Tensor, torch.Tensor]]) -> _Blocks:
-    """A copy of `blocks` with every linear layer smoothed by scales from its largest inputs on
-    `calibration` ((B, T, D) embeddings, (B, T) masks): max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
+    """A copy of `blocks` with plain attention products (what the exporter traces best) and every
+    linear layer smoothed by scales from its largest inputs on `calibration` ((B, T, D) embeddings,
+    (B, T) masks): max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
     module = _Blocks(copy.deepcopy(blocks))
+    for block in module.blocks:
+        block.attention.self.attention = "eager"
     if SMOOTHING is None:
         return module
     linears = {name: layer for name, layer in module.named_modules() if isinstance(layer, nn.Linear)}
@@ -124,10 +127,8 @@ class Int8Blocks:
         ort = require("onnxruntime", "int8", "precision 'int8'")
         require("onnx", "int8", "precision 'int8'")  # the exporter and the quantiser write through it
         self._ort = ort
-        blocks = copy.deepcopy(model.encoder.layer)
+        blocks = model.encoder.layer
         self.layers = len(blocks)
-        for block in blocks:
-            block.attention.self.attention = "eager"  # plain products: what the exporter traces best
         key = _weights_key(blocks, calibration, ort.__version__)
         self.graph = _cached_graph(lambda: smoothed(blocks, calibration), key)
         self._session = None

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -36,6 +37,9 @@ from segmenter.bench.datasets import evaluation_items, load_dataset
 from segmenter.bench.metrics import Counts, score
 from segmenter.config import PRESETS
 from segmenter.encoder import resolve_precision
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from invariants import assert_invariants  # noqa: E402  (the tests' own statement of the invariant)
 
 CONDITIONS = {"clean": "clean", "unpunctuated": "corrupt"}  # report name -> benchmark condition
 BATCH_SIZES = (16, 64, 256)
@@ -79,19 +83,12 @@ PIECES = [
 
 
 def invariant_error(text: str, spans) -> str | None:
-    """Why `spans` break the span invariant on `text`, or None (tests/invariants.py as a value)."""
-    covered = [0] * len(text)
-    previous_end = 0
-    for span in spans:
-        if span.text != text[span.start : span.end] or span.start >= span.end or span.start < previous_end:
-            return f"bad span {span.start}:{span.end}"
-        if span.text[0].isspace() or span.text[-1].isspace():
-            return f"span {span.start}:{span.end} has edge whitespace"
-        for i in range(span.start, span.end):
-            covered[i] += 1
-        previous_end = span.end
-    lost = [i for i, char in enumerate(text) if not char.isspace() and covered[i] != 1]
-    return f"characters not covered once: {lost[:5]}" if lost else None
+    """Why `spans` break the span invariant on `text` (tests/invariants.py), or None."""
+    try:
+        assert_invariants(text, spans)
+    except AssertionError as exc:
+        return str(exc) or "a span is not the slice its offsets name"
+    return None
 
 
 def random_texts(count: int, seed: int = 0) -> list[str]:

@@ -18,21 +18,12 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import statistics  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 import click  # noqa: E402
 import torch  # noqa: E402
+from dev_scores import load  # noqa: E402  (a preset or probe folder, with an optional @PRECISION)
 
-from segmenter import Segmenter  # noqa: E402
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
-
-
-def load(probe: str) -> Segmenter:
-    """A segmenter of the probe folder `probe`, else of the packaged preset of that name; `@PRECISION`
-    after either sets the encoder's precision (`accurate@int8`)."""
-    name, _, precision = probe.partition("@")
-    chosen = {"probe": name} if Path(name).is_dir() else {"preset": name}
-    return Segmenter(precision=precision or "auto", **chosen)
 
 
 @click.command()
