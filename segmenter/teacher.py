@@ -1,16 +1,25 @@
-"""A tuned probe as the teacher of another: its boundary probabilities at every gap of training windows.
+"""A segmenter as the teacher of a probe being tuned: its boundary probabilities at the student's gaps.
 
 Distillation (`segmenter train tune --teacher accurate`) trains a student (fewer blocks, or no line
-features) on a mix of the gold labels and what a larger tuned probe predicts. `Teacher` runs the
-teacher as the segmenter would: its backbone cut at the block its head reads, its deltas merged, at
-the inference precision, then its MLP on the two tokens around each gap. The student's training code
-calls it once per training window before the first epoch (the teacher does not change).
+features) on a mix of the gold labels and what a larger probe predicts. Two kinds of teacher:
 
-Left out: teachers that read attention signals, per-head vectors or more than one token on each side
-of a gap (`Teacher` says so in one line); no shipped tuned preset needs them.
+- `Teacher`, a tuned probe of the student's own backbone, reads the student's training windows as the
+  segmenter would (its backbone cut at the block its head reads, its deltas merged, at the inference
+  precision, then its MLP on the two tokens around each gap); called once per training window.
+- `DocumentTeacher`, any probe of any backbone (`--teacher-model`: a 12-layer encoder teaching the
+  6-layer default), reads each training document whole through `Segmenter.gap_probabilities`; its
+  probabilities are matched to the student's gaps by the character offset of the token after the gap
+  (`matched_targets`). A student gap the teacher does not score (its tokenizer split the text
+  elsewhere) keeps its gold label.
+
+Both run once before the first epoch (the teacher does not change). Left out: same-backbone teachers
+that read attention signals, per-head vectors or more than one token on each side of a gap (`Teacher`
+says so in one line; `DocumentTeacher` runs them).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -52,3 +61,44 @@ class Teacher:
         probs = np.zeros(ids.shape, dtype=np.float32)  # (B, T); position 0 has no gap before it
         probs[:, 1:] = np.stack(self.probe.predict_windows(list(tokens), context=1))  # (B, T - 1)
         return probs
+
+
+class DocumentTeacher:
+    """p(boundary) at each word-start gap of whole documents, from a segmenter on any backbone."""
+
+    def __init__(self, model: str, probe: str, precision: str = "auto"):
+        """model: the teacher's backbone; probe: a shipped preset of it (`accurate`) or a probe folder."""
+        from segmenter.segmenter import Segmenter  # here: it imports far more than training needs
+
+        where = {"probe": probe} if Path(probe).is_dir() else {"preset": probe}
+        self.segmenter = Segmenter(model=model, precision=precision, **where)
+
+    def targets(self, texts: list[str], tokens: list, labels: list[np.ndarray]) -> list[np.ndarray]:
+        """Per text, (N,) float32 over the student's N tokens: the teacher's probability of a boundary in
+        the gap before each token (`matched_targets`); `tokens` and `labels` are the student's."""
+        gaps = self.segmenter.gap_probabilities(texts)
+        return [
+            matched_targets(t.offsets[:, 0], t.word_start, gold, g.offsets, g.probs)
+            for t, gold, g in zip(tokens, labels, gaps, strict=True)
+        ]
+
+
+def matched_targets(
+    starts: np.ndarray, word_start: np.ndarray, gold: np.ndarray, offsets: np.ndarray, probs: np.ndarray
+) -> np.ndarray:
+    """(N,) float32 targets for the gaps before a student's N tokens: the teacher's probability where it
+    scores a gap at the same character offset (`offsets` (G,) ascending, `probs` (G,)), else the gold
+    label (`gold` (N,); its IGNORE positions are never read). `starts` (N,): each token's first
+    character; `word_start` (N,) bool: the tokens with a candidate gap before them.
+
+    >>> matched_targets(np.array([0, 4, 6, 9]), np.array([True, True, False, True]), np.array([-1, 0, -1, 1]),
+    ...                 np.array([4, 8]), np.array([0.25, 0.75], np.float32)).tolist()
+    [-1.0, 0.25, -1.0, 1.0]
+    """
+    target = gold.astype(np.float32)  # (N,)
+    if len(offsets) == 0:
+        return target
+    where = np.minimum(np.searchsorted(offsets, starts), len(offsets) - 1)  # (N,)
+    same = word_start & (offsets[where] == starts)  # (N,) the teacher scores this very gap
+    target[same] = probs[where[same]]
+    return target

@@ -423,8 +423,17 @@ def probe(
     "--teacher",
     default=None,
     metavar="PRESET|FOLDER",
-    help="Distil from this tuned probe of the same backbone (a shipped preset such as accurate, or a "
-    "probe folder): each gap's training target mixes its gold label with the teacher's probability.",
+    help="Distil from this probe (a shipped preset such as accurate, or a probe folder): each gap's "
+    "training target mixes its gold label with the teacher's probability. A tuned probe of the same "
+    "backbone, unless --teacher-model names another.",
+)
+@click.option(
+    "--teacher-model",
+    default=None,
+    metavar="NAME|PATH",
+    help="The teacher's backbone when it is not the student's (for example all-mpnet-base-v2): the "
+    "teacher then reads each training document whole, and its probabilities are matched to the "
+    "student's gaps by character offset.",
 )
 @click.option(
     "--teacher-weight",
@@ -452,6 +461,7 @@ def tune(
     units,
     line_breaks,
     teacher,
+    teacher_model,
     teacher_weight,
     read_stride,
 ):
@@ -480,6 +490,7 @@ def tune(
             units=units,
             teacher=teacher,
             teacher_weight=teacher_weight,
+            teacher_model=teacher_model,
         )
 
     def fit(_, docs, sources, bar):

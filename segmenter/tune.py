@@ -41,7 +41,7 @@ from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.pruning import choose, importance, prune
 from segmenter.surface import with_surface
-from segmenter.teacher import Teacher
+from segmenter.teacher import DocumentTeacher, Teacher
 from segmenter.train import (
     check_unmarked_share,
     collect_gaps,
@@ -78,6 +78,7 @@ class TuneConfig:
     units: int | None = None  # feed-forward units each tuned block keeps (None: all)
     teacher: str | None = None  # distil from this tuned probe: a preset of the backbone or a probe folder
     teacher_weight: float = 0.5  # share of the teacher's probability in each gap's target (the rest: gold)
+    teacher_model: str | None = None  # the teacher's backbone when not the student's (`DocumentTeacher`)
 
     def __post_init__(self) -> None:
         check_unmarked_share(self.unmarked_share)
@@ -89,6 +90,8 @@ class TuneConfig:
                 raise ConfigError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not 0.0 <= self.teacher_weight <= 1.0:
             raise ConfigError(f"teacher_weight must be between 0 and 1, got {self.teacher_weight}")
+        if self.teacher_model is not None and self.teacher is None:
+            raise ConfigError("teacher_model names the teacher's backbone; give the teacher too")
         if self.signals and self.heads is not None:
             raise ConfigError("signals are read from every head of a block; do not prune heads with signals")
 
@@ -144,10 +147,21 @@ def tune_probe(
     if not any((ex.labels >= 0).any() for ex in examples) or not windows:
         raise InputError("training documents hold no candidate gaps; give more text")
     batches_per_epoch = math.ceil(len(windows) / config.batch_size)
-    if start is not None:  # the teacher's pass over the windows, then the epochs
-        start((config.epochs + (config.teacher is not None)) * batches_per_epoch)
-    targets = None
+    teacher_steps = 0  # the teacher's pass: one step per batch of windows, or of documents
     if config.teacher is not None:
+        teacher_steps = batches_per_epoch
+        if config.teacher_model is not None:
+            teacher_steps = math.ceil(len(examples) / config.batch_size)
+    if start is not None:  # the teacher's pass, then the epochs
+        start(config.epochs * batches_per_epoch + teacher_steps)
+    targets = None
+    if config.teacher is not None and config.teacher_model is not None:
+        teacher = DocumentTeacher(config.teacher_model, config.teacher, precision)
+        texts = [doc for _, doc in variants]
+        per_text = _document_targets(teacher, texts, examples, config.batch_size, progress)
+        targets = [per_text[w.text][w.start + 1 : w.end] for w in windows]  # as `_teacher_targets` lays out
+        del teacher
+    elif config.teacher is not None:
         teacher = Teacher(model, _teacher_probe(config.teacher, encoder.name), precision)
         taught = examples  # the teacher's surface flags: the student's, unless one reads line features
         if teacher.lines != config.lines:
@@ -263,7 +277,13 @@ def tune_probe(
             "batch_size": config.batch_size,
             **({"kept": {"heads": config.heads, "units": config.units}} if config.pruned else {}),
             **(
-                {"teacher": config.teacher, "teacher_weight": config.teacher_weight} if config.teacher else {}
+                {
+                    "teacher": config.teacher,
+                    "teacher_weight": config.teacher_weight,
+                    **({"teacher_model": config.teacher_model} if config.teacher_model else {}),
+                }
+                if config.teacher
+                else {}
             ),
         },
         "conditions": list(config.conditions),
@@ -304,6 +324,30 @@ def _teacher_probe(spec: str, backbone: str) -> Probe:
     from segmenter.segmenter import load_probe_for
 
     return Probe.load(spec) if Path(spec).is_dir() else load_probe_for(backbone, None, spec)
+
+
+def _document_targets(
+    teacher: DocumentTeacher,
+    docs: list[Document],
+    examples: list[_Example],
+    batch_size: int,
+    progress: Callable[[int], None] | None,
+) -> list[np.ndarray]:
+    """Per example, (N,) float32 over its tokens: the teacher's probability of a boundary in the gap
+    before each token, read from its document whole (gold where the teacher scores no such gap)."""
+    targets = []
+    for first in range(0, len(docs), batch_size):
+        chunk = slice(first, first + batch_size)
+        targets.extend(
+            teacher.targets(
+                [doc.text for doc in docs[chunk]],
+                [ex.tokens for ex in examples[chunk]],
+                [ex.labels for ex in examples[chunk]],
+            )
+        )
+        if progress is not None:
+            progress(1)
+    return targets
 
 
 def _teacher_targets(

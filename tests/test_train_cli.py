@@ -24,7 +24,14 @@ PROBE_ONLY = {
     "--context", "--kind", "--c", "--members", "--refit", "--no-refit",
 }  # fmt: skip
 TUNE_ONLY = {"--tune-blocks", "--rank", "--epochs", "--learning-rate"}
-ADDED_TO_TUNE = {"--keep-heads", "--keep-units", "--teacher", "--teacher-weight", "--read-stride"}  # later
+ADDED_TO_TUNE = {
+    "--keep-heads",
+    "--keep-units",
+    "--teacher",
+    "--teacher-weight",
+    "--read-stride",
+    "--teacher-model",
+}  # later
 
 
 def option_names(command) -> set[str]:
