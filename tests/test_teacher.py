@@ -12,14 +12,15 @@ import torch
 from click.testing import CliRunner
 
 from segmenter.cli import main
-from segmenter.config import WindowConfig
+from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder
 from segmenter.errors import ConfigError
 from segmenter.extract import window_inputs
 from segmenter.probe import Probe
 from segmenter.segmenter import Segmenter
-from segmenter.teacher import Teacher
+from segmenter.teacher import DocumentTeacher, Teacher, matched_targets
+from segmenter.train import TrainConfig, train_probe
 from segmenter.tune import TuneConfig, _example, _teacher_targets, tune_probe
 from segmenter.windows import plan
 
@@ -94,6 +95,65 @@ def test_teachers_it_cannot_run_are_refused(tiny_bert_dir, teacher_probe):
         Teacher(str(tiny_bert_dir), frozen)
     with pytest.raises(ConfigError, match="teacher_weight"):
         TuneConfig(teacher="accurate", teacher_weight=1.5)
+    with pytest.raises(ConfigError, match="give the teacher too"):
+        TuneConfig(teacher_model="all-mpnet-base-v2")
+
+
+@pytest.fixture(scope="module")
+def mpnet_teacher_dir(tiny_mpnet_dir, tmp_path_factory):
+    """A frozen probe on the tiny MPNet that reads attention signals: what `Teacher` refuses."""
+    encoder = Encoder(str(tiny_mpnet_dir), max_layer=2, precision="float32")
+    features = FeatureConfig(layers=(2,), hidden=True, signals=True)
+    config = TrainConfig(features=features, window=WindowConfig(16, 10), holdout=0.3)
+    return train_probe(encoder, DOCS, config, ["synthetic"]).save(tmp_path_factory.mktemp("mpnet-teacher"))
+
+
+def test_a_teacher_on_another_backbone_gives_its_segmenters_probabilities_at_the_students_gaps(
+    tiny_bert_dir, tiny_mpnet_dir, mpnet_teacher_dir
+):
+    texts = ["The dog ran. It stopped!\nthen it slept", "no punctuation here at all really"]
+    seg = Segmenter(model=str(tiny_mpnet_dir), probe=str(mpnet_teacher_dir), precision="float32")
+    expected = seg.gap_probabilities(texts)
+    student = Encoder(str(tiny_bert_dir), max_layer=1, precision="float32")
+    examples = [_example(student, Document(f"t{i}", (text,)), lines=False) for i, text in enumerate(texts)]
+    teacher = DocumentTeacher(str(tiny_mpnet_dir), str(mpnet_teacher_dir), precision="float32")
+    targets = teacher.targets(texts, [ex.tokens for ex in examples], [ex.labels for ex in examples])
+    for ex, target, gaps in zip(examples, targets, expected, strict=True):
+        starts = ex.tokens.offsets[:, 0]
+        scored = np.flatnonzero(ex.tokens.word_start & np.isin(starts, gaps.offsets))  # (M,) matched gaps
+        assert len(scored) == len(gaps.offsets)  # the two tokenizers agree on every word start here
+        np.testing.assert_allclose(target[scored], gaps.probs[np.searchsorted(gaps.offsets, starts[scored])])
+
+
+def test_a_gap_the_teacher_does_not_score_keeps_its_gold_label():
+    starts = np.array([0, 3, 5, 8, 12])  # the student's tokens; the one at 5 continues a word
+    word_start = np.array([True, True, False, True, True])
+    gold = np.array([-100, 1, -100, 0, 1])
+    teacher_offsets = np.array([3, 12, 20])  # no gap at 8; one at 20, past the student's text
+    target = matched_targets(starts, word_start, gold, teacher_offsets, np.array([0.2, 0.6, 0.9], np.float32))
+    assert target.tolist() == pytest.approx([-100, 0.2, -100, 0.0, 0.6])
+    unscored = matched_targets(starts, word_start, gold, np.zeros(0, np.int64), np.zeros(0, np.float32))
+    assert unscored.tolist() == gold.tolist()
+
+
+def test_a_student_learns_from_a_teacher_on_another_backbone(
+    tiny_bert_dir, tiny_mpnet_dir, mpnet_teacher_dir
+):
+    config = TuneConfig(
+        blocks=1,
+        lines=False,
+        teacher=str(mpnet_teacher_dir),
+        teacher_model=str(tiny_mpnet_dir),
+        teacher_weight=1.0,
+        **SMALL,
+    )
+    steps, totals = [], []
+    student = tune_probe(str(tiny_bert_dir), DOCS, config, ["x"], progress=steps.append, start=totals.append)
+    tuned = student.meta["tuned"]
+    assert tuned["teacher"] == str(mpnet_teacher_dir) and tuned["teacher_model"] == str(tiny_mpnet_dir)
+    assert totals == [sum(steps)]  # the teacher's pass is in the progress bar's total
+    plain = tune_probe(str(tiny_bert_dir), DOCS, TuneConfig(blocks=1, lines=False, **SMALL), ["x"])
+    assert not np.allclose(student.weights[0], plain.weights[0])
 
 
 def test_train_cli_distils_from_a_teacher_folder(tiny_bert_dir, teacher_probe, tmp_path, tiny_conllu):
