@@ -76,7 +76,7 @@ class TuneConfig:
     signals: bool = False  # the head also reads block `blocks`'s attention signals
     heads: int | None = None  # attention heads each tuned block keeps (None: all; `segmenter.pruning`)
     units: int | None = None  # feed-forward units each tuned block keeps (None: all)
-    teacher: str | None = None  # distil from this tuned probe: a preset of the backbone or a probe folder
+    teacher: str | None = None  # distil from this probe: a preset of the (teacher's) backbone or a folder
     teacher_weight: float = 0.5  # share of the teacher's probability in each gap's target (the rest: gold)
     teacher_model: str | None = None  # the teacher's backbone when not the student's (`DocumentTeacher`)
 
@@ -157,8 +157,8 @@ def tune_probe(
     targets = None
     if config.teacher is not None and config.teacher_model is not None:
         teacher = DocumentTeacher(config.teacher_model, config.teacher, precision)
-        texts = [doc for _, doc in variants]
-        per_text = _document_targets(teacher, texts, examples, config.batch_size, progress)
+        read = [doc for _, doc in variants]  # parallel to `examples`
+        per_text = _document_targets(teacher, read, examples, config.batch_size, progress)
         targets = [per_text[w.text][w.start + 1 : w.end] for w in windows]  # as `_teacher_targets` lays out
         del teacher
     elif config.teacher is not None:
