@@ -147,27 +147,16 @@ def tune_probe(
     if not any((ex.labels >= 0).any() for ex in examples) or not windows:
         raise InputError("training documents hold no candidate gaps; give more text")
     batches_per_epoch = math.ceil(len(windows) / config.batch_size)
-    teacher_steps = 0  # the teacher's pass: one step per batch of windows, or of documents
+    teacher_steps = 0  # the teacher's pass: one step per batch of documents (another backbone) or windows
     if config.teacher is not None:
-        teacher_steps = batches_per_epoch
-        if config.teacher_model is not None:
-            teacher_steps = math.ceil(len(examples) / config.batch_size)
+        teacher_steps = math.ceil(
+            (len(examples) if config.teacher_model else len(windows)) / config.batch_size
+        )
     if start is not None:  # the teacher's pass, then the epochs
         start(config.epochs * batches_per_epoch + teacher_steps)
     targets = None
-    if config.teacher is not None and config.teacher_model is not None:
-        teacher = DocumentTeacher(config.teacher_model, config.teacher, precision)
-        read = [doc for _, doc in variants]  # parallel to `examples`
-        per_text = _document_targets(teacher, read, examples, config.batch_size, progress)
-        targets = [per_text[w.text][w.start + 1 : w.end] for w in windows]  # as `_teacher_targets` lays out
-        del teacher
-    elif config.teacher is not None:
-        teacher = Teacher(model, _teacher_probe(config.teacher, encoder.name), precision)
-        taught = examples  # the teacher's surface flags: the student's, unless one reads line features
-        if teacher.lines != config.lines:
-            taught = [_example(encoder, doc, teacher.lines) for _, doc in variants]
-        targets = _teacher_targets(teacher, encoder, taught, windows, config.batch_size, progress)
-        del teacher
+    if config.teacher is not None:
+        targets = _distilled_targets(model, encoder, config, variants, examples, windows, precision, progress)
 
     pruning = {}
     if config.pruned:  # rank heads and units on a sample of the training windows, keep the largest
@@ -324,6 +313,30 @@ def _teacher_probe(spec: str, backbone: str) -> Probe:
     from segmenter.segmenter import load_probe_for
 
     return Probe.load(spec) if Path(spec).is_dir() else load_probe_for(backbone, None, spec)
+
+
+def _distilled_targets(
+    model: str | None,
+    encoder: Encoder,
+    config: TuneConfig,
+    variants: list[tuple[str, Document]],
+    examples: list[_Example],
+    windows: list[Window],
+    precision: str,
+    progress: Callable[[int], None] | None,
+) -> list[np.ndarray]:
+    """Per window, (len - 1,) float32: `config.teacher`'s probability of a boundary in each gap of the
+    window, as `_teacher_targets` lays them out; `variants` are the documents behind `examples`."""
+    if config.teacher_model is not None:  # another backbone: whole documents, matched by offset
+        teacher = DocumentTeacher(config.teacher_model, config.teacher, precision)
+        read = [doc for _, doc in variants]
+        per_text = _document_targets(teacher, read, examples, config.batch_size, progress)
+        return [per_text[w.text][w.start + 1 : w.end] for w in windows]
+    teacher = Teacher(model, _teacher_probe(config.teacher, encoder.name), precision)
+    taught = examples  # the teacher's surface flags: the student's, unless one reads line features
+    if teacher.lines != config.lines:
+        taught = [_example(encoder, doc, teacher.lines) for _, doc in variants]
+    return _teacher_targets(teacher, encoder, taught, windows, config.batch_size, progress)
 
 
 def _document_targets(
