@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from segmenter.errors import ProbeError
+from segmenter.probe_arrays import layers_of
 
 _BLOCK = re.compile(r"encoder\.layer\.(\d+)\.")
 # The dense layers of a BERT block that get a low-rank delta: Q, K, V, attention output, feed-forward.
@@ -70,19 +71,6 @@ def export(model: torch.nn.Module) -> dict[str, np.ndarray]:
             deltas[f"{name}.a"] = module.a.detach().float().cpu().numpy().copy()
             deltas[f"{name}.b"] = module.b.detach().float().cpu().numpy().copy()
     return deltas
-
-
-def layers_of(deltas: dict[str, np.ndarray]) -> list[str]:
-    """The dense layers `deltas` change, in order; ValueError if a factor lacks its partner or the two
-    do not multiply."""
-    names = sorted({key.rsplit(".", 1)[0] for key in deltas})
-    for name in names:
-        a, b = deltas.get(f"{name}.a"), deltas.get(f"{name}.b")
-        if a is None or b is None or a.ndim != 2 or b.ndim != 2 or a.shape[0] != b.shape[1]:
-            raise ValueError(f"low-rank factors of {name} are missing or do not multiply")
-        if not (np.isfinite(a).all() and np.isfinite(b).all()):
-            raise ValueError(f"low-rank factors of {name} hold non-finite values")
-    return names
 
 
 @torch.no_grad()

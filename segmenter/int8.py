@@ -1,16 +1,17 @@
 """The encoder's blocks as an int8 ONNX Runtime graph: `precision="int8"`, on CPUs.
 
-`Int8Blocks(model, calibration)` takes the loaded blocks of a `segmenter.bert.BertModel` (a tuned
-probe's deltas already merged, narrowed heads already pruned), exports them to ONNX with torch's
-exporter and quantises every matrix weight to int8 per output channel with ONNX Runtime's dynamic
+`Int8Blocks(model, calibration)` takes the embeddings and loaded blocks of a `segmenter.bert.BertModel`
+(a tuned probe's deltas already merged, narrowed heads already pruned), exports them to ONNX with
+torch's exporter and quantises every matrix weight of the blocks to int8 per output channel (the
+embedding tables stay float32) with ONNX Runtime's dynamic
 quantisation: each batch's activations are quantised to uint8 on the fly, so the products run on the
 CPU's integer dot-product units (AVX512-VNNI / AVX-VNNI where it has them). Before export each linear
 layer is smoothed (SmoothQuant, Xiao et al. 2023): its input channels are divided by per-channel
 scales and its weight columns multiplied by them, the same function in exact arithmetic, with the
 activation outliers that per-batch uint8 rounds worst moved into the weights, which are rounded per
-channel. The scales come from the largest input each channel sees on `calibration` (embedded windows
-of a fixed text, data/int8_calibration.txt) and SMOOTHING. The embeddings stay in torch, in float32;
-the graph takes their output and returns every block's output (the residual stream). Nothing inside
+channel. The scales come from the largest input each channel sees on `calibration` (windows of a
+fixed text, data/int8_calibration.txt) and SMOOTHING. The graph takes token ids and returns every
+block's output (the residual stream), so running it needs neither torch nor the model. Nothing inside
 the attention comes back, so a probe that reads attention or per-head vectors cannot run in int8.
 Each window runs alone, cut to its real tokens: activations are quantised with one scale per run, and
 in a shared batch a window's boundaries moved with its neighbours (35 of 316 EWT test documents
@@ -20,11 +21,11 @@ Why by hand: neither torch's own int8 path (slower than bfloat16 on CPUs with bf
 segmenter/models/README.md) nor a ready-made exporter covers blocks with merged deltas and pruned
 heads; this module is the glue between torch.onnx and onnxruntime.quantization, plus the smoothing.
 
-The quantised graph is built once per set of weights and kept on disk (`cache_dir`), named by a hash
-of the weights, the calibration and the library versions, so later runs load it in a fraction of a
-second; where the cache cannot be written it is built in memory. The session runs on as many threads
-as torch has when a batch arrives, with ONNX Runtime's spinning off (idle threads sleep, as torch's
-do under `segmenter.wait_policy`). Knows nothing of windows, features or probes.
+The quantised graph is built once per set of weights and kept on disk (`segmenter.int8_runtime.cache_dir`),
+named by a hash of the weights, the calibration and the library versions, so later runs load it in a
+fraction of a second; where the cache cannot be written it is built in memory. It runs in
+`segmenter.int8_runtime.Int8Session` on as many threads as torch has when a batch arrives. Knows
+nothing of windows, features or probes.
 """
 
 from __future__ import annotations
@@ -42,29 +43,32 @@ import torch
 from torch import nn
 
 from segmenter.extras import require
+from segmenter.int8_runtime import (
+    CALIBRATION_TEXT,
+    GRAPH_VERSION,
+    SMOOTHING,
+    Int8Session,
+    cache_dir,
+    graph_path,
+    int8_capture,
+)
+from segmenter.tokens import Capture
 
-GRAPH_VERSION = "2"  # part of the cache key: bump when the exported graph changes
-SMOOTHING = 0.8  # SmoothQuant's exponent (models README, "int8"); None: no smoothing
-CALIBRATION_TEXT = Path(__file__).parent / "data" / "int8_calibration.txt"
-
-
-def cache_dir() -> Path:
-    """$SEGMENTER_CACHE, else $XDG_CACHE_HOME/attention-segmenter, else ~/.cache/attention-segmenter."""
-    if os.environ.get("SEGMENTER_CACHE"):
-        return Path(os.environ["SEGMENTER_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "attention-segmenter"
+__all__ = ["CALIBRATION_TEXT", "Int8Blocks", "cache_dir", "smoothed"]
 
 
 class _Blocks(nn.Module):
-    """What the graph computes: the blocks over embedded windows, every block's output stacked."""
+    """What the graph computes: the embeddings, then the blocks, every block's output stacked."""
 
-    def __init__(self, blocks: nn.ModuleList):
+    def __init__(self, embeddings: nn.Module, blocks: nn.ModuleList):
         super().__init__()
+        self.embeddings = embeddings
         self.blocks = blocks
 
-    def forward(self, hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """hidden (B, T, D) float32 embeddings; mask (B, T) int64, 1 for real tokens -> (L, B, T, D)."""
+    def forward(self, input_ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """input_ids (B, T) int64 with [CLS]/[SEP] in place; mask (B, T) int64, 1 for real tokens ->
+        (L, B, T, D) float32."""
+        hidden = self.embeddings(input_ids)  # (B, T, D)
         additive = (1.0 - mask[:, None, None, :].float()) * torch.finfo(torch.float32).min  # (B, 1, 1, T)
         outputs = []
         for block in self.blocks:
@@ -86,11 +90,11 @@ class _Smoothed(nn.Module):
         return nn.functional.linear(x * self.inverse, self.weight, self.bias)
 
 
-def smoothed(blocks: nn.ModuleList, calibration: list[tuple[torch.Tensor, torch.Tensor]]) -> _Blocks:
-    """A copy of `blocks` with plain attention products (what the exporter traces best) and every
-    linear layer smoothed by scales from its largest inputs on `calibration` ((B, T, D) embeddings,
-    (B, T) masks): max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
-    module = _Blocks(copy.deepcopy(blocks))
+def smoothed(model: nn.Module, calibration: list[tuple[torch.Tensor, torch.Tensor]]) -> _Blocks:
+    """A copy of `model`'s embeddings and blocks with plain attention products (what the exporter
+    traces best) and every linear layer smoothed by scales from its largest inputs on `calibration`
+    ((B, T) ids, (B, T) masks): max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
+    module = _Blocks(copy.deepcopy(model.embeddings), copy.deepcopy(model.encoder.layer))
     for block in module.blocks:
         block.attention.self.attention = "eager"
     if SMOOTHING is None:
@@ -107,8 +111,8 @@ def smoothed(blocks: nn.ModuleList, calibration: list[tuple[torch.Tensor, torch.
 
     hooks = [layer.register_forward_pre_hook(keep_largest(name)) for name, layer in linears.items()]
     with torch.no_grad():
-        for hidden, mask in calibration:
-            module(hidden, mask)
+        for input_ids, mask in calibration:
+            module(input_ids, mask)
     for hook in hooks:
         hook.remove()
     for name, layer in linears.items():
@@ -121,53 +125,39 @@ def smoothed(blocks: nn.ModuleList, calibration: list[tuple[torch.Tensor, torch.
 
 class Int8Blocks:
     """The blocks of `model` (a float32 `segmenter.bert.BertModel` in eval mode) as an int8 graph,
-    smoothed on `calibration` ((B, T, D) float32 embeddings and (B, T) int64 masks)."""
+    smoothed on `calibration` ((B, T) int64 ids and masks)."""
 
     def __init__(self, model: nn.Module, calibration: list[tuple[torch.Tensor, torch.Tensor]]):
         ort = require("onnxruntime", "int8", "precision 'int8'")
-        require("onnx", "int8", "precision 'int8'")  # the exporter and the quantiser write through it
-        self._ort = ort
-        blocks = model.encoder.layer
-        self.layers = len(blocks)
-        key = _weights_key(blocks, calibration, ort.__version__)
-        self.graph = _cached_graph(lambda: smoothed(blocks, calibration), key)
-        self._session = None
-        self._threads = 0
+        self.key = _weights_key(model, calibration, ort.__version__)
+        self.graph = _cached_graph(lambda: smoothed(model, calibration), self.key)
+        self.session = Int8Session(self.graph, len(model.encoder.layer), int(model.config.hidden_size))
 
-    def __call__(self, embedded: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """embedded (B, T, D) float32, mask (B, T) int64 with each row's real tokens first ->
-        (L, B, T, D) float32 block outputs, zero at padding.
+    def __call__(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """input_ids, mask (B, T) int64 with each row's real tokens first -> (L, B, T, D) float32 block
+        outputs, zero at padding, on as many threads as torch has."""
+        return self.session(input_ids, mask, torch.get_num_threads())
 
-        Each row runs alone, cut to its real tokens: activations are quantised with one scale per
-        run, so in a shared batch a window's outputs would depend on the other windows and on the
-        padding; alone, they depend on the window only (as in float32 and bfloat16)."""
-        threads = torch.get_num_threads()
-        if self._session is None or threads != self._threads:
-            self._session, self._threads = self._open(threads), threads
-        lengths = mask.sum(axis=1)  # (B,)
-        outputs = np.zeros((self.layers, *embedded.shape), dtype=np.float32)  # (L, B, T, D)
-        for row, length in enumerate(lengths.tolist()):
-            feed = {
-                "hidden": np.ascontiguousarray(embedded[row : row + 1, :length], dtype=np.float32),
-                "mask": np.ones((1, length), dtype=np.int64),
-            }
-            outputs[:, row, :length] = self._session.run(None, feed)[0][:, 0]  # (L, length, D)
-        return outputs
-
-    def _open(self, threads: int):
-        options = self._ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.log_severity_level = 3  # errors only
-        return self._ort.InferenceSession(self.graph, options, providers=["CPUExecutionProvider"])
+    def capture(
+        self,
+        input_ids: np.ndarray,
+        mask: np.ndarray,
+        layers: tuple[int, ...],
+        read_inside: bool,
+        hidden: bool,
+    ) -> Capture:
+        """`segmenter.int8_runtime.int8_capture` on as many threads as torch has."""
+        return int8_capture(
+            self.session, input_ids, mask, layers, read_inside, hidden, torch.get_num_threads()
+        )
 
 
-def _weights_key(blocks: nn.ModuleList, calibration: list, ort_version: str) -> str:
-    """sha256 of the blocks' weights and architecture, the calibration inputs, the smoothing and the
-    versions that export and run the graph."""
+def _weights_key(model: nn.Module, calibration: list, ort_version: str) -> str:
+    """sha256 of the weights and architecture of the embeddings and blocks, the calibration inputs, the
+    smoothing and the versions that export and run the graph."""
     digest = hashlib.sha256(f"{GRAPH_VERSION} {SMOOTHING} {torch.__version__} {ort_version}".encode())
-    tensors = list(blocks.state_dict().items())
+    tensors = [(f"embeddings.{n}", t) for n, t in model.embeddings.state_dict().items()]
+    tensors += list(model.encoder.layer.state_dict().items())
     tensors += [(f"calibration {i}", t) for i, pair in enumerate(calibration) for t in pair]
     for name, tensor in tensors:
         digest.update(f"{name} {tuple(tensor.shape)} {tensor.dtype}".encode())
@@ -177,11 +167,12 @@ def _weights_key(blocks: nn.ModuleList, calibration: list, ort_version: str) -> 
 
 def _cached_graph(build, key: str) -> bytes:
     """The serialised int8 graph: read from the cache, else `_build(build())` (cached if we can)."""
-    path = cache_dir() / f"int8-{key}.onnx"
+    path = graph_path(key)
     try:
         return path.read_bytes()
     except OSError:
         pass
+    require("onnx", "int8", "precision 'int8'")  # the exporter and the quantiser write through it
     graph = _build(build())
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -194,23 +185,23 @@ def _cached_graph(build, key: str) -> bytes:
 
 
 def _build(module: _Blocks) -> bytes:
-    """Export `module` to ONNX and quantise its matrix weights to int8 per output channel."""
+    """Export `module` to ONNX and quantise the weights of its matrix products to int8 per output
+    channel (MatMul alone: the embedding tables, read by Gather, stay float32)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    width = module.blocks[0].output.LayerNorm.normalized_shape[0]
-    hidden = torch.zeros((2, 8, width))
+    input_ids = torch.zeros((2, 8), dtype=torch.long)
     mask = torch.ones((2, 8), dtype=torch.long)
     mask[1, 5:] = 0  # a padded row, so that the trace keeps the mask
-    axes = {"hidden": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"}}
+    axes = {"input_ids": {0: "batch", 1: "length"}, "mask": {0: "batch", 1: "length"}}
     with tempfile.TemporaryDirectory() as folder:
         plain, quantised = Path(folder) / "blocks.onnx", Path(folder) / "blocks-int8.onnx"
         with warnings.catch_warnings(), torch.no_grad():
             warnings.simplefilter("ignore")  # the exporter's deprecation notices
             torch.onnx.export(
                 module,
-                (hidden, mask),
+                (input_ids, mask),
                 str(plain),
-                input_names=["hidden", "mask"],
+                input_names=["input_ids", "mask"],
                 output_names=["outputs"],
                 dynamic_axes={**axes, "outputs": {1: "batch", 2: "length"}},
                 opset_version=17,
@@ -218,7 +209,13 @@ def _build(module: _Blocks) -> bytes:
             )
         logging.disable(logging.WARNING)  # quantize_dynamic's advice to pre-process, on the root logger
         try:
-            quantize_dynamic(str(plain), str(quantised), per_channel=True, weight_type=QuantType.QInt8)
+            quantize_dynamic(
+                str(plain),
+                str(quantised),
+                op_types_to_quantize=["MatMul"],
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+            )
         finally:
             logging.disable(logging.NOTSET)
         return quantised.read_bytes()

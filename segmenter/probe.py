@@ -1,4 +1,4 @@
-"""A boundary probe: fit with scikit-learn, store as plain arrays, predict with torch.
+"""A boundary probe: fit with scikit-learn, store as plain arrays, predict with torch or numpy.
 
 Two kinds share one format: `logistic` (one linear layer) and `mlp` (one ReLU hidden layer, then a
 linear output); `average` merges MLPs fitted with different seeds into one wider MLP (their mean
@@ -11,7 +11,8 @@ backbone, layers, window, features, threshold, training data, scores; its schema
 `segmenter.probe_meta.ProbeMeta`), written together in one rename and read within the size and depth
 limits of `segmenter.bounded`. Inference runs the products in
 torch (on the encoder's thread pool), in float32 except for the first product of `predict_windows`,
-which the caller may run in bfloat16; scikit-learn is imported by `fit` alone. Feature extraction lives
+which the caller may run in bfloat16; beside the int8 encoder, which runs without torch, in numpy.
+torch is imported where it is used, scikit-learn by `fit` alone. Feature extraction lives
 elsewhere.
 """
 
@@ -26,16 +27,18 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from segmenter.adapter import layers_of
 from segmenter.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, read_bytes
 from segmenter.errors import ProbeError
 from segmenter.extras import require
 from segmenter.features import gap_picks
-from segmenter.pruning import check_keep
+from segmenter.probe_arrays import check_keep, layers_of
+
+if TYPE_CHECKING:
+    import torch
 
 ARRAYS = "probe.npz"
 DELTA_PREFIX = "delta:"  # array names of the encoder deltas inside probe.npz
@@ -76,6 +79,8 @@ class Probe:
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """features: (G, D) -> (G,) log-odds of a boundary."""
+        import torch
+
         if features.shape[-1] != self.dimension:
             raise ProbeError(
                 f"probe expects {self.dimension} features per gap, got {features.shape[-1]}; "
@@ -85,18 +90,21 @@ class Probe:
         # keep spinning after each call and starve the encoder's threads (2x slower on 2 cores).
         x = _tensor((features - self.mean) / self.scale)  # (G, D)
         with torch.inference_mode():
-            return self._after_first_layer(torch.addmm(_tensor(self.biases[0]), x, _tensor(self.weights[0])))
+            h = torch.addmm(_tensor(self.biases[0]), x, _tensor(self.weights[0]))  # (G, H0)
+            return self._after_first_layer(h)
 
     def predict_windows(
-        self, tokens: list[np.ndarray], context: int, dtype: torch.dtype = torch.float32
+        self, tokens: list[np.ndarray], context: int, precision: str = "float32"
     ) -> list[np.ndarray]:
         """Per window, (n-1,) boundary probabilities of its gaps from its (n, F) token features.
 
         The same as `predict` on each window's `gap_matrix(context)`, without building gap matrices:
         the first layer is applied to every token once, for each of the 2 * context slots a token can
-        fill, and each gap adds up the rows of the tokens in its slots. dtype: of that first product
-        (bfloat16 where the encoder runs in it: its products take a third of the time, and its block
-        outputs, most of the features, are bfloat16 values already); the rest runs in float32.
+        fill, and each gap adds up the rows of the tokens in its slots. precision: the encoder's.
+        "bfloat16" runs that first product in bfloat16 (its products take a third of the time, and
+        its block outputs, most of the features, are bfloat16 values already) and the rest in float32,
+        in torch; "float32" runs all of it in float32, in torch; "int8" in float32 in numpy, since
+        that encoder runs without torch (`segmenter.compiled`).
         """
         slots = 2 * context
         width = tokens[0].shape[1] if tokens else 0
@@ -105,39 +113,65 @@ class Probe:
                 f"probe expects {self.dimension} features per gap, got {slots} x {width}; "
                 "it was trained for another backbone or feature set"
             )
-        by_slot, b0 = self._folded(slots, dtype)
-        units = b0.shape[0]
         starts = np.cumsum([0, *(len(t) for t in tokens)])[:-1]
         picks = np.concatenate([s + gap_picks(len(t), context) for s, t in zip(starts, tokens, strict=True)])
+        x = np.concatenate(tokens).astype(np.float32, copy=False)  # (N, F)
+        if precision == "int8":
+            probs = _sigmoid(self._numpy_logits(x, picks, slots))
+        else:
+            probs = _sigmoid(self._torch_logits(x, picks, slots, precision))
+        return np.split(probs, np.cumsum([max(len(t) - 1, 0) for t in tokens])[:-1])
+
+    def _numpy_logits(self, x: np.ndarray, picks: np.ndarray, slots: int) -> np.ndarray:
+        """(G,) logits of the gaps `picks` (G, slots) rows of x (N, F) fill, in numpy float32."""
+        if (slots, "numpy") not in self._cache:
+            self._cache[(slots, "numpy")] = self._fold(slots)
+        from threadpoolctl import threadpool_limits
+
+        by_slot, b0 = self._cache[(slots, "numpy")]
+        # One BLAS thread: BLAS threads keep spinning after a product and slow the encoder's next run
+        # (at two threads: 52,000-61,000 chars/s with two BLAS threads, 62,000 with one).
+        with threadpool_limits(limits=1, user_api="blas"):
+            per_slot = (x @ by_slot).reshape(len(x), slots, -1)  # (N, slots, H0)
+            h = per_slot[picks, np.arange(slots)].sum(1) + b0  # (G, H0)
+            for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
+                h = np.maximum(h, 0.0) @ w.astype(np.float32, copy=False) + b  # (G, D_out)
+        return h[:, 0]
+
+    def _torch_logits(self, x: np.ndarray, picks: np.ndarray, slots: int, precision: str) -> np.ndarray:
+        """`_numpy_logits` in torch, its first product in bfloat16 where `precision` is."""
+        import torch
+
+        dtype = torch.bfloat16 if precision == "bfloat16" else torch.float32
+        if (slots, precision) not in self._cache:
+            by_slot, b0 = self._fold(slots)
+            self._cache[(slots, precision)] = (_tensor(by_slot).to(dtype), _tensor(b0))
+        by_slot, b0 = self._cache[(slots, precision)]
+        units = b0.shape[0]
         with torch.inference_mode():
-            x = torch.from_numpy(np.concatenate(tokens).astype(np.float32, copy=False)).to(dtype)  # (N, F)
-            per_slot = (x @ by_slot).float().view(-1, slots, units)  # (N, slots, H0)
+            per_slot = (
+                (torch.from_numpy(x).to(dtype) @ by_slot).float().view(-1, slots, units)
+            )  # (N, slots, H0)
             index = torch.from_numpy(picks)  # (G, slots)
             h = per_slot[index, torch.arange(slots)].sum(1) + b0  # (G, H0)
-            probs = _sigmoid(self._after_first_layer(h))
-        return np.split(probs, np.cumsum([max(len(t) - 1, 0) for t in tokens])[:-1])
+            return self._after_first_layer(h)
 
     def _after_first_layer(self, h: torch.Tensor) -> np.ndarray:
         """(G,) logits from (G, H0) outputs of the first dense layer (before its ReLU, if any)."""
+        import torch
+
         for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
             h = torch.addmm(_tensor(b), torch.relu_(h), _tensor(w))  # (G, D_out)
         return h[:, 0].numpy()
 
-    def _folded(self, slots: int, dtype: torch.dtype = torch.float32) -> tuple[torch.Tensor, torch.Tensor]:
+    def _fold(self, slots: int) -> tuple[np.ndarray, np.ndarray]:
         """The first layer with the standardisation folded in, its columns grouped by slot:
-        (F, slots * H0) weights in `dtype` and (H0,) float32 bias, so that layer 1 of a gap = sum
-        over its slots."""
-        if (slots, dtype) not in self._cache:
-            by_slot, b0 = self._fold(slots)
-            self._cache[(slots, dtype)] = (by_slot.to(dtype), b0)
-        return self._cache[(slots, dtype)]
-
-    def _fold(self, slots: int) -> tuple[torch.Tensor, torch.Tensor]:
+        (F, slots * H0) weights and (H0,) bias, float32, so that layer 1 of a gap = sum over its slots."""
         w0 = self.weights[0] / self.scale[:, None]  # (slots * F, H0)
         b0 = self.biases[0] - (self.mean / self.scale) @ self.weights[0]  # (H0,)
         width, units = w0.shape[0] // slots, w0.shape[1]
         by_slot = w0.reshape(slots, width, units).transpose(1, 0, 2).reshape(width, slots * units)
-        return _tensor(by_slot), _tensor(b0)
+        return np.ascontiguousarray(by_slot, dtype=np.float32), np.asarray(b0, dtype=np.float32)
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         """features: (G, D) -> (G,) boundary probabilities."""
@@ -375,6 +409,7 @@ def _flushing_denormals():
     setting, which BLAS threads started earlier do not share, so the fit runs its products on the calling
     thread alone. torch has no getter for the setting, so it is switched off afterwards.
     """
+    import torch
     from threadpoolctl import threadpool_limits  # installed with scikit-learn
 
     flushing = torch.set_flush_denormal(True)
@@ -392,4 +427,6 @@ def _sigmoid(logits: np.ndarray) -> np.ndarray:
 
 def _tensor(array: np.ndarray) -> torch.Tensor:
     """A float32 torch view of `array` (a copy only when it is not float32 already)."""
+    import torch
+
     return torch.from_numpy(np.ascontiguousarray(array, dtype=np.float32))

@@ -15,37 +15,15 @@ architectures without BERT's module layout (`encoder.layer.N.attention.self.quer
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 import numpy as np
 import torch
 
 from segmenter.errors import ProbeError
+from segmenter.probe_arrays import KEEP_KEY, check_keep, keep_key
 
-_KEY = re.compile(r"encoder\.layer\.(\d+)\.(heads|units)")
-
-
-def keep_key(block: int, kind: str) -> str:
-    """The name of block `block`'s (0-based) kept `kind` ("heads" or "units")."""
-    return f"encoder.layer.{block}.{kind}"
-
-
-def check_keep(keep: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`keep` with int64 arrays; ValueError for an unknown name or indices that are not whole,
-    ascending, unique and non-negative."""
-    checked = {}
-    for name, values in keep.items():
-        if _KEY.fullmatch(name) is None:
-            raise ValueError(f"unknown pruning array {name!r}")
-        values = np.asarray(values)
-        whole = values.ndim == 1 and values.size > 0 and np.all(np.isfinite(values))
-        whole = whole and np.all(values == np.round(values)) and values.min() >= 0
-        indices = values.astype(np.int64) if whole else None
-        if indices is None or np.any(np.diff(indices) <= 0):
-            raise ValueError(f"pruning array {name} must hold ascending unique indices")
-        checked[name] = indices
-    return checked
+__all__ = ["check_keep", "choose", "importance", "keep_key", "prune"]
 
 
 def _block_parts(model: torch.nn.Module, block: int):
@@ -71,7 +49,7 @@ def prune(model: torch.nn.Module, keep: dict[str, np.ndarray]) -> None:
     is a ProbeError."""
     n_blocks = len(model.encoder.layer)
     for name, indices in keep.items():
-        block, kind = _KEY.fullmatch(name).groups()
+        block, kind = KEEP_KEY.fullmatch(name).groups()
         if int(block) >= n_blocks:
             continue
         attention, attention_out, intermediate, output = _block_parts(model, int(block))

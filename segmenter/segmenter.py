@@ -17,9 +17,12 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from segmenter.backbones import DEFAULT_MODEL_NAME
+from segmenter.compiled import open_encoder
 from segmenter.conditions import TEXT_CONDITIONS
 from segmenter.config import (
     DEFAULT_PRESET,
@@ -31,7 +34,6 @@ from segmenter.config import (
     check_preset,
 )
 from segmenter.decode import Span, decode
-from segmenter.encoder import DEFAULT_MODEL_NAME, Encoder, Tokens
 from segmenter.errors import ConfigError, ProbeError
 from segmenter.features import SIGNALS
 from segmenter.gap_scorer import GapScorer
@@ -39,6 +41,10 @@ from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.stream import TextStream, condition_for
+from segmenter.tokens import Tokens
+
+if TYPE_CHECKING:  # a segmenter.compiled.CompiledEncoder serves as well
+    from segmenter.encoder import Encoder
 from segmenter.surface import flag_count
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
@@ -125,6 +131,8 @@ class Segmenter:
                 self.probe = load_probe_for(backbone, config.probe, config.preset)
             except ProbeError:
                 if config.model is not None:  # a missing model is the first thing to report
+                    from segmenter.encoder import Encoder
+
                     Encoder(config.model, device=config.device, max_layer=1)
                 raise
             meta_file = (
@@ -149,7 +157,7 @@ class Segmenter:
             else self.decoding
             for condition in TEXT_CONDITIONS
         }
-        encoder = Encoder(
+        encoder = open_encoder(
             config.model,
             device=config.device,
             max_layer=max(features.layers),

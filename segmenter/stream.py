@@ -28,10 +28,10 @@ from segmenter.charclasses import PUNCTUATED_TEXT_MARKS, deleted_by_tokenizer
 from segmenter.conditions import CLEAN, CORRUPT
 from segmenter.config import DecodeConfig, FeatureConfig
 from segmenter.decode import Decoder, Span, blank_line_boundaries
-from segmenter.encoder import Tokens
 from segmenter.gap_scorer import GapScorer
 from segmenter.line_features import TEXT_START, line_state_after
 from segmenter.surface import flag_count
+from segmenter.tokens import Tokens
 from segmenter.windows import GapAverager, Window, WindowPlanner
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time

@@ -25,7 +25,7 @@ from segmenter.charclasses import (
 from segmenter.line_features import LINE_FEATURES, TEXT_START, LineState, line_features
 
 if TYPE_CHECKING:
-    from segmenter.encoder import Tokens
+    from segmenter.tokens import Tokens
 
 FLAGS = (
     "first_upper",  # token starts with an upper-case letter

@@ -32,11 +32,12 @@ import torch
 from segmenter.adapter import DENSE, attach, export
 from segmenter.conditions import TRAINING_CONDITIONS
 from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.contrast import contrast
 from segmenter.corpus import Document
 from segmenter.encoder import Encoder, Tokens, attention_summary, native_bfloat16
 from segmenter.errors import ConfigError, InputError
 from segmenter.extract import window_inputs
-from segmenter.features import SIGNALS, contrast
+from segmenter.features import SIGNALS
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.pruning import choose, importance, prune

@@ -67,7 +67,7 @@ def nothing_loads(monkeypatch):
         raise AssertionError("loaded something before checking the arguments")
 
     monkeypatch.setattr(segmenter_module, "load_probe_for", refuse)
-    monkeypatch.setattr(segmenter_module, "Encoder", refuse)
+    monkeypatch.setattr(segmenter_module, "open_encoder", refuse)
 
 
 @pytest.mark.parametrize(

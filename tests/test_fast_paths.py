@@ -18,9 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from segmenter import encoder as encoder_module
+from segmenter.contrast import batch_contrast
 from segmenter.encoder import Encoder, attention_kernel, resolve_device, resolve_precision
 from segmenter.errors import ConfigError
-from segmenter.features import WindowFeatures, batch_contrast
+from segmenter.features import WindowFeatures
 from segmenter.probe import fit
 from segmenter.surface import FLAGS, token_flags
 from segmenter.windows import Window, batch_inputs
@@ -115,7 +116,7 @@ def test_predict_windows_equals_predict_on_gap_matrices(context):
         for n in (2, 3, 17)
     ]
     fast = probe.predict_windows([w.token_matrix() for w in windows], context)
-    rounded = probe.predict_windows([w.token_matrix() for w in windows], context, torch.bfloat16)
+    rounded = probe.predict_windows([w.token_matrix() for w in windows], context, "bfloat16")
     for w, probs, probs_bf16 in zip(windows, fast, rounded, strict=True):
         exact = probe.predict(w.gap_matrix(context))
         np.testing.assert_allclose(probs, exact, atol=1e-5)

@@ -101,7 +101,7 @@ def test_int8_segments_with_a_probe_of_block_outputs(tiny_bert_dir, hidden_probe
     torch.set_num_threads(2)
     try:
         segmenter.segment(texts[0])
-        assert segmenter.encoder._int8._threads == 2  # the session follows torch's thread count
+        assert segmenter.encoder._int8.session._threads == 2  # the session follows torch's thread count
     finally:
         torch.set_num_threads(1)
 
@@ -156,3 +156,91 @@ def test_int8_outputs_do_not_depend_on_the_batch(tiny_bert_dir):
         ).hidden
         np.testing.assert_allclose(alone[0, 0], together[0, row, :length], rtol=0, atol=1e-5)
     assert not together[0, 1, int(mask[1].sum()) :].any()  # padding positions are zero
+
+
+TEXTS = ["The cat sat down. It was tired! Number 3 ended.", "", "  \n", "one two three " * 40, "Hi.\n\nBye."]
+
+
+def entries() -> list[Path]:
+    return sorted(Path(os.environ["SEGMENTER_CACHE"]).glob("compiled-*.json"))
+
+
+def int8_segmenter(model: Path, probe: Path) -> Segmenter:
+    return Segmenter(model=str(model), probe=str(probe), precision="int8")
+
+
+def test_a_cached_int8_encoder_runs_without_torch_and_gives_the_same_probabilities(
+    tiny_bert_dir, hidden_probe_dir
+):
+    from segmenter.compiled import CompiledEncoder
+
+    for entry in entries():  # written by an earlier test
+        entry.unlink()
+    first = int8_segmenter(tiny_bert_dir, hidden_probe_dir)  # writes the entry
+    assert isinstance(first.encoder, Encoder) and entries()
+    second = int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    assert isinstance(second.encoder, CompiledEncoder)
+    for a, b in zip(first.gap_probabilities(TEXTS), second.gap_probabilities(TEXTS), strict=True):
+        np.testing.assert_array_equal(a.offsets, b.offsets)
+        np.testing.assert_array_equal(a.probs, b.probs)  # the same embeddings, graph and probe: bit for bit
+    for text in TEXTS:
+        assert second.segment(text) == first.segment(text)
+        assert_invariants(text, second.segment(text))
+    assert second.encoder.joins("d", "!") == first.encoder.joins("d", "!")
+
+    script = (
+        "import sys\n"
+        "from segmenter import Segmenter\n"
+        f"s = Segmenter(model={str(tiny_bert_dir)!r}, probe={str(hidden_probe_dir)!r}, precision='int8')\n"
+        "spans = s.segment('The cat sat down. It was tired!')\n"
+        "print(type(s.encoder).__name__, 'torch' in sys.modules, len(spans) > 0)\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["CompiledEncoder", "False", "True"]
+
+
+def test_an_entry_that_no_longer_matches_falls_back_to_torch(tiny_bert_dir, hidden_probe_dir, tmp_path):
+    from segmenter.compiled import CompiledEncoder, entry_key
+    from segmenter.probe import Probe
+
+    int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    assert isinstance(int8_segmenter(tiny_bert_dir, hidden_probe_dir).encoder, CompiledEncoder)
+
+    probe = Probe.load(hidden_probe_dir)
+    key = entry_key(str(tiny_bert_dir), 2, probe.deltas, probe.pruning)
+    assert key is not None
+    assert entry_key(str(tiny_bert_dir), 1, probe.deltas, probe.pruning) != key  # other blocks kept
+    moved = {"encoder.layer.0.attention.self.query.a": np.ones((1, 48), np.float32)}
+    moved["encoder.layer.0.attention.self.query.b"] = np.zeros((48, 1), np.float32)
+    assert entry_key(str(tiny_bert_dir), 2, moved, probe.pruning) != key  # other deltas
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for file in tiny_bert_dir.iterdir():
+        (copy / file.name).write_bytes(file.read_bytes())
+    assert entry_key(str(copy), 2, probe.deltas, probe.pruning) != key  # another weights file
+
+    cache = Path(os.environ["SEGMENTER_CACHE"])
+    entry = cache / f"compiled-{key}.json"
+    entry.write_text("{not json", encoding="utf-8")  # a damaged entry: the torch path, which rewrites it
+    again = int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    assert isinstance(again.encoder, Encoder) and again.segment(TEXTS[0])
+    assert isinstance(int8_segmenter(tiny_bert_dir, hidden_probe_dir).encoder, CompiledEncoder)
+    for graph in cache.glob("int8-*.onnx"):  # a graph cleaned out of the cache: built again
+        graph.unlink()
+    rebuilt = int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    assert isinstance(rebuilt.encoder, Encoder) and cache_files()
+
+
+def test_no_entry_where_the_cache_cannot_be_written(tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("SEGMENTER_CACHE", str(blocker / "cache"))
+    for _ in range(2):
+        segmenter = int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+        assert isinstance(segmenter.encoder, Encoder)
+        assert_invariants(TEXTS[0], segmenter.segment(TEXTS[0]))
+    assert blocker.read_text(encoding="utf-8") == "x"

