@@ -125,9 +125,12 @@ class SegmenterConfig:
     probe:      a probe folder from `segmenter train`, or a loaded `segmenter.probe.Probe`
                 (None: the shipped `preset` for the model).
     max_chars:  optional cap on segment length.
-    precision:  "auto" (bfloat16 where the hardware has it natively, else float32), "float32",
-                "bfloat16" or "int8" (the blocks through ONNX Runtime with int8 weights, CPU only,
-                for probes that read block outputs only: `segmenter.int8`).
+    precision:  "auto" (int8 where the probe names it as its automatic precision and the CPU does
+                int8 natively, as the shipped `accurate` and `fast` do; else bfloat16 where the
+                hardware has it natively, else float32), "float32", "bfloat16" or "int8" (the
+                encoder through ONNX Runtime with int8 weights, CPU only, for probes that read block
+                outputs only: `segmenter.int8`). Each precision decodes with the thresholds the probe
+                has for it.
     preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast",
                 "fastest" or "signals" (segmenter/models/README.md).
     """

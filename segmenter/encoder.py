@@ -40,6 +40,7 @@ from segmenter.adapter import merge
 from segmenter.backbones import DEFAULT_MODEL_NAME, locate, packaged_model_path
 from segmenter.bert import SPECIAL_TOKENS
 from segmenter.config import check_precision
+from segmenter.cpu import cpu_flags
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
 from segmenter.pruning import prune
 from segmenter.tokens import Capture, Tokens, joins, tokenize, wanted_layers
@@ -197,16 +198,6 @@ def native_bfloat16(device: torch.device) -> bool:
     if device.type != "cpu":
         return False
     return bool({"avx512_bf16", "amx_bf16"} & cpu_flags())
-
-
-@functools.cache
-def cpu_flags() -> frozenset[str]:
-    """The CPU's feature flags as Linux lists them in /proc/cpuinfo (empty elsewhere)."""
-    try:
-        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:  # not Linux: no flags known, so float32 and the plain defaults
-        return frozenset()
-    return frozenset(cpuinfo.split())
 
 
 def _first_line(exc: BaseException) -> str:

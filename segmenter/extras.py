@@ -4,8 +4,9 @@ Core installs segment, topics and the Python API. Each extra in pyproject.toml a
 feature: [spacy] the spaCy component; [analysis] `segmenter analyze` (matplotlib, scipy, scikit-learn);
 [train] fitting a probe, `segmenter train` (scikit-learn); [bench] `segmenter bench` and `bench-topics`
 (the baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [int8]
-`--precision int8` (ONNX Runtime, `segmenter.int8`); [mpnet] the 12-layer backbone (its own messages:
-`segmenter.model_store`).
+ONNX Runtime for the int8 encoder (`segmenter.int8`; installed with the core too, since the default
+presets run on it where the CPU has VNNI: the extra keeps older install commands working); [mpnet]
+the 12-layer backbone (its own messages: `segmenter.model_store`).
 
 `require(module, extra, feature)` imports a module where a feature needs it and raises
 `MissingExtraError`, "<feature> needs the [<extra>] extra: pip install 'attention-segmenter[<extra>]'",

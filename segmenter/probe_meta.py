@@ -20,7 +20,17 @@ from segmenter.errors import ConfigError, ProbeError
 
 # The keys of meta.json that ProbeMeta reads into its own fields; every other key is training record.
 FEATURE_KEYS = ("layers", "vectors", "signals", "span", "hidden", "context", "surface", "lines")
-SETTING_KEYS = ("backbone", "precision", *FEATURE_KEYS, "window", "threshold", "thresholds")
+SETTING_KEYS = (
+    "backbone",
+    "precision",
+    *FEATURE_KEYS,
+    "window",
+    "threshold",
+    "thresholds",
+    "thresholds_by_precision",
+    "automatic_precision",
+)
+AUTOMATIC_PRECISIONS = ("int8",)  # what a probe may name as its automatic precision
 
 
 @dataclass(frozen=True)
@@ -33,6 +43,10 @@ class ProbeMeta:
     thresholds: a threshold per condition ("clean", "corrupt", "lines", "wrapped"), possibly empty.
     backbone:   the encoder its features came from (`Encoder.name`); None when not recorded.
     precision:  the encoder precision of the features its thresholds were chosen on; None when not recorded.
+    thresholds_by_precision: for another encoder precision ("int8"), the (threshold, per-condition
+                thresholds) to read at it instead, chosen on features of that precision; possibly empty.
+    automatic_precision: "int8" where the probe runs at int8 when its precision is "auto" and the CPU
+                does int8 natively (`segmenter.int8_runtime.int8_native`); None: the float default.
     training:   the training record, as written to meta.json beside the fields above: kind,
                 hidden_units, members, seed, split_seed, conditions, unmarked_share, training_data,
                 n_documents, n_train_gaps, n_train_boundaries, held_out_gap_scores, created, and from
@@ -46,18 +60,38 @@ class ProbeMeta:
     backbone: str | None = None
     precision: str | None = None
     training: Mapping[str, Any] = field(default_factory=dict)
+    thresholds_by_precision: Mapping[str, tuple[float, Mapping[str, float]]] = field(default_factory=dict)
+    automatic_precision: str | None = None
 
     def __post_init__(self) -> None:
-        if not all(0.0 <= t <= 1.0 for t in [self.threshold, *self.thresholds.values()]):
+        others = [t for one, per in self.thresholds_by_precision.values() for t in (one, *per.values())]
+        if not all(0.0 <= t <= 1.0 for t in [self.threshold, *self.thresholds.values(), *others]):
             raise ConfigError("thresholds must lie between 0 and 1")
+        if self.automatic_precision not in (None, *AUTOMATIC_PRECISIONS):
+            raise ConfigError(
+                f"automatic_precision must be one of {', '.join(AUTOMATIC_PRECISIONS)}, "
+                f"got {self.automatic_precision!r}"
+            )
         clash = sorted(set(self.training) & set(SETTING_KEYS))
         if clash:
             raise ConfigError(f"the training record repeats the probe's settings {', '.join(clash)}")
 
+    def thresholds_at(self, precision: str) -> tuple[float, Mapping[str, float]]:
+        """(threshold, per-condition thresholds) to decode with when the encoder runs at `precision`."""
+        return self.thresholds_by_precision.get(precision, (self.threshold, self.thresholds))
+
     def to_json(self) -> dict:
         """The meta.json object: the settings' keys (backbone and precision only when recorded), then
         the training record's."""
-        recorded = {"backbone": self.backbone, "precision": self.precision}
+        recorded = {
+            "backbone": self.backbone,
+            "precision": self.precision,
+            "automatic_precision": self.automatic_precision,
+        }
+        by_precision = {
+            name: {"threshold": one, "thresholds": dict(per)}
+            for name, (one, per) in self.thresholds_by_precision.items()
+        }
         features = asdict(self.features)
         return {
             **{key: value for key, value in recorded.items() if value is not None},
@@ -66,6 +100,7 @@ class ProbeMeta:
             "window": asdict(self.window),
             "threshold": self.threshold,
             "thresholds": dict(self.thresholds),
+            **({"thresholds_by_precision": by_precision} if by_precision else {}),
             **self.training,
         }
 
@@ -88,6 +123,13 @@ class ProbeMeta:
             window = WindowConfig(size=int(meta["window"]["size"]), stride=int(meta["window"]["stride"]))
             threshold = float(meta["threshold"])
             thresholds = {str(k): float(v) for k, v in (meta.get("thresholds") or {}).items()}
+            by_precision = {
+                str(name): (
+                    float(pair["threshold"]),
+                    {str(k): float(v) for k, v in (pair.get("thresholds") or {}).items()},
+                )
+                for name, pair in (meta.get("thresholds_by_precision") or {}).items()
+            }
             return cls(
                 features,
                 window,
@@ -96,6 +138,8 @@ class ProbeMeta:
                 backbone=meta.get("backbone"),
                 precision=meta.get("precision"),
                 training={key: value for key, value in meta.items() if key not in SETTING_KEYS},
+                thresholds_by_precision=by_precision,
+                automatic_precision=meta.get("automatic_precision"),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProbeError(

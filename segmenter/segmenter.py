@@ -37,6 +37,7 @@ from segmenter.decode import Span, decode
 from segmenter.errors import ConfigError, ProbeError
 from segmenter.features import SIGNALS
 from segmenter.gap_scorer import GapScorer
+from segmenter.int8_runtime import int8_native
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
@@ -142,10 +143,12 @@ class Segmenter:
             )
             settings = settings_from_meta(self.probe.meta, source=meta_file)
             features, window = settings.features, settings.window
-            default_threshold, per_condition = settings.threshold, settings.thresholds
+            precision = encoder_precision(config, self.probe, features, settings.automatic_precision)
+            default_threshold, per_condition = settings.thresholds_at(precision)
         else:
             features, default_threshold = UNSUPERVISED[config.strategy]
             window, per_condition = WindowConfig(), {}
+            precision = encoder_precision(config, None, features)
         threshold, max_chars = config.threshold, config.max_chars
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
@@ -161,7 +164,7 @@ class Segmenter:
             config.model,
             device=config.device,
             max_layer=max(features.layers),
-            precision=encoder_precision(config, self.probe, features),
+            precision=precision,
             deltas=self.probe.deltas if self.probe is not None else None,
             pruning=self.probe.pruning if self.probe is not None else None,
         )
@@ -257,15 +260,23 @@ class Segmenter:
         return self.scorer.tokenize(text, line_state)
 
 
-def encoder_precision(config: SegmenterConfig, probe: Probe | None, features: FeatureConfig) -> str:
-    """`config.precision`, checked against what is read: int8 returns block outputs only, so a probe
-    or strategy that reads attention or per-head vectors refuses it with a ConfigError."""
-    if config.precision == "int8" and (features.signals or features.vectors):
+def encoder_precision(
+    config: SegmenterConfig, probe: Probe | None, features: FeatureConfig, automatic: str | None = None
+) -> str:
+    """The encoder precision: `config.precision`, except that "auto" becomes "int8" where the probe
+    names int8 as its `automatic` precision, the encoder runs on the CPU and the CPU does int8
+    natively (`segmenter.int8_runtime.int8_native`); any other "auto" is left to the encoder
+    (bfloat16 or float32). int8 returns block outputs only, so a probe or strategy that reads attention
+    or per-head vectors refuses it with a ConfigError (and never gets it automatically)."""
+    reads_inside = features.signals or features.vectors
+    if config.precision == "int8" and reads_inside:
         reader = "probe" if probe is not None else f"strategy {config.strategy!r}"
         raise ConfigError(
             f"precision 'int8' returns block outputs only; this {reader} reads attention or per-head "
             "vectors: use --precision auto"
         )
+    if config.precision == "auto" and automatic == "int8" and config.device == "cpu" and not reads_inside:
+        return "int8" if int8_native() else "auto"
     return config.precision
 
 

@@ -196,6 +196,9 @@ def test_attention_int8_is_the_default_preset_in_int8_on_request(monkeypatch):
     assert built["precision"] == "int8" and "preset" not in built
     text = "The museum reopened on Saturday. Visitors queued around the block."
     assert adapter.predict([text]) == [[text.index("Visitors")]]
+    built.clear()
+    assert load_system("attention-bfloat16").predict([text]) == [[text.index("Visitors")]]
+    assert built["precision"] == "bfloat16" and "attention-bfloat16" not in DEFAULT_SYSTEMS
 
 
 def _load_or_skip(name: str) -> Adapter:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -244,3 +245,75 @@ def test_no_entry_where_the_cache_cannot_be_written(tiny_bert_dir, hidden_probe_
         assert isinstance(segmenter.encoder, Encoder)
         assert_invariants(TEXTS[0], segmenter.segment(TEXTS[0]))
     assert blocker.read_text(encoding="utf-8") == "x"
+
+
+def probe_naming_int8(source: Path, folder: Path) -> Path:
+    """A copy of the probe at `source` whose meta names int8 as its automatic precision, with an int8
+    threshold pair unlike its float pair."""
+    folder.mkdir()
+    for file in source.iterdir():
+        (folder / file.name).write_bytes(file.read_bytes())
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    meta["thresholds"] = {"clean": 0.6, "corrupt": 0.55}
+    meta["automatic_precision"] = "int8"
+    meta["thresholds_by_precision"] = {
+        "int8": {"threshold": 0.2, "thresholds": {"clean": 0.25, "corrupt": 0.15}}
+    }
+    (folder / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    return folder
+
+
+def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
+    tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch
+):
+    import segmenter.segmenter as segmenter_module
+
+    probe = probe_naming_int8(hidden_probe_dir, tmp_path / "named")
+
+    def thresholds(segmenter: Segmenter) -> tuple[float, float]:
+        return tuple(segmenter._decodings[c].threshold for c in ("clean", "corrupt"))
+
+    monkeypatch.setattr(segmenter_module, "int8_native", lambda: True)
+    automatic = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
+    assert automatic.encoder.precision == "int8" and thresholds(automatic) == (0.25, 0.15)
+    explicit = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="float32")
+    assert explicit.encoder.precision == "float32" and thresholds(explicit) == (0.6, 0.55)
+    plain = Segmenter(model=str(tiny_bert_dir), probe=str(hidden_probe_dir))  # names no precision
+    assert plain.encoder.precision != "int8"
+    for text in TEXTS:
+        assert_invariants(text, automatic.segment(text))
+
+    monkeypatch.setattr(segmenter_module, "int8_native", lambda: False)  # no VNNI, or no ONNX Runtime
+    elsewhere = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
+    assert elsewhere.encoder.precision in ("bfloat16", "float32") and thresholds(elsewhere) == (0.6, 0.55)
+    asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
+    assert asked.encoder.precision == "int8" and thresholds(asked) == (0.25, 0.15)  # int8's own pair
+
+
+def test_a_probe_that_reads_attention_never_runs_at_int8_automatically(
+    tiny_bert_dir, tiny_probe_dir, tmp_path, monkeypatch
+):
+    import segmenter.segmenter as segmenter_module
+
+    monkeypatch.setattr(segmenter_module, "int8_native", lambda: True)
+    probe = probe_naming_int8(tiny_probe_dir, tmp_path / "signals")
+    assert Segmenter(model=str(tiny_bert_dir), probe=str(probe)).encoder.precision != "int8"
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ({"avx512_vnni", "avx512f"}, True),
+        ({"avx_vnni"}, True),
+        ({"avx512_vnni", "amx_bf16", "amx_int8"}, False),  # matrix units: bfloat16 there, unmeasured int8
+        ({"avx2"}, False),
+        (set(), False),  # not Linux: nothing known
+    ],
+)
+def test_int8_is_native_on_cpus_with_vnni_and_no_amx(flags, native, monkeypatch):
+    import segmenter.int8_runtime as runtime
+
+    monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset(flags))
+    assert runtime.int8_native() is native
+    monkeypatch.setattr(runtime.importlib.util, "find_spec", lambda name: None)  # no ONNX Runtime
+    assert runtime.int8_native() is False

@@ -125,7 +125,9 @@ TUNED_KEYS = (TRAINED_KEYS - {"c", "refit_on_all_documents"}) | {"n_train_window
 
 def _round_trips(meta: dict) -> None:
     assert ProbeMeta.from_json(meta).to_json() == meta
-    assert set(SETTING_KEYS) <= set(meta)
+    written_when_set = {"thresholds_by_precision", "automatic_precision"}  # chosen on dev, after training
+    assert set(SETTING_KEYS) - written_when_set <= set(meta)
+    assert not written_when_set & set(meta)
 
 
 def test_training_writes_the_keys_it_always_wrote(tiny_probe_dir):
@@ -142,3 +144,25 @@ def test_tuning_writes_the_keys_it_always_wrote(tiny_bert_dir, one_torch_thread)
     meta = tune_probe(str(tiny_bert_dir), docs, config, ["synthetic"]).meta
     assert set(meta) == TUNED_KEYS
     _round_trips(meta)
+
+
+def test_thresholds_for_another_precision_and_the_automatic_precision():
+    meta = _read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json")
+    read = ProbeMeta.from_json(meta)
+    assert read.automatic_precision == "int8"
+    assert read.thresholds_at("int8") == (0.3, {"clean": 0.3, "corrupt": 0.3})
+    assert read.thresholds_at("bfloat16") == (read.threshold, read.thresholds)  # the float pair
+    bare = {
+        key: value
+        for key, value in meta.items()
+        if key not in ("thresholds_by_precision", "automatic_precision")
+    }
+    old = ProbeMeta.from_json(bare)
+    assert old.automatic_precision is None and old.thresholds_at("int8") == (old.threshold, old.thresholds)
+    assert "thresholds_by_precision" not in old.to_json() and "automatic_precision" not in old.to_json()
+    with pytest.raises(ProbeError, match="garbles a field .thresholds must lie between 0 and 1"):
+        ProbeMeta.from_json({**meta, "thresholds_by_precision": {"int8": {"threshold": 1.5}}})
+    with pytest.raises(ProbeError, match="automatic_precision must be one of int8, got 'bfloat16'"):
+        ProbeMeta.from_json({**meta, "automatic_precision": "bfloat16"})
+    with pytest.raises(ProbeError, match="lacks or garbles a field"):
+        ProbeMeta.from_json({**meta, "thresholds_by_precision": {"int8": {"thresholds": {}}}})

@@ -194,7 +194,8 @@ def test_gpu_index_beyond_the_machine_is_a_config_error(monkeypatch):
 def test_presets_pick_their_shipped_probes():
     from segmenter.encoder import Encoder
 
-    accurate, fast = Segmenter(), Segmenter(preset="fast")
+    # in bfloat16, so that the torch model is there to inspect (on a CPU with VNNI, auto is int8)
+    accurate, fast = Segmenter(precision="bfloat16"), Segmenter(preset="fast", precision="bfloat16")
     assert accurate.features.layers == (3,) and fast.features.layers == (2,)
     assert fast.encoder.loaded_layers == 2  # layers after the last one read are never loaded
     # the tuned presets run the packaged weights plus their deltas

@@ -8,8 +8,10 @@ looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise
 first the clean threshold (the unpunctuated one as trained) for the highest score, then the
 unpunctuated threshold for the highest score with that clean one. Gap probabilities are computed once
 per dev text; every grid point only decodes. Prints the row at the trained thresholds, the row at the
-chosen ones and the pair; `--write` stores the pair in the probe's meta.json (as `thresholds.clean`,
-`thresholds.corrupt` and `threshold`), with `thresholds_from` saying where they came from.
+chosen ones and the pair; `--write` stores the pair in the probe's meta.json: for a float precision
+as `thresholds.clean`, `thresholds.corrupt` and `threshold` (with `thresholds_from` saying where they
+came from); for int8 under `thresholds_by_precision.int8` (with `int8_thresholds_from`), which the
+segmenter reads when its encoder runs at int8. The search starts from the float pair either way.
 A development tool; it reads dev files only.
 """
 
@@ -51,7 +53,7 @@ def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list
     type=click.Choice(PRECISIONS),
     default="auto",
     show_default=True,
-    help="Encoder precision to search at (a probe's meta holds one pair: --write only with auto).",
+    help="Encoder precision to search at; --write stores the pair for the precision the encoder ran at.",
 )
 @click.option(
     "--ud",
@@ -61,8 +63,6 @@ def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list
 )
 def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
     """Print the dev rows at the trained and at the chosen thresholds of PROBE."""
-    if write and precision != "auto":
-        raise click.UsageError("--write stores the thresholds of the automatic precision: drop --precision")
     segmenter = Segmenter(probe=probe, precision=precision)
     cells = []
     for name, texts in dev_cells(ud):
@@ -81,9 +81,15 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
     if write:
         meta_path = probe / "meta.json"
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        meta["thresholds"] = {**meta.get("thresholds", {}), **best}
-        meta["threshold"] = best["clean"]
-        meta["thresholds_from"] = "the six UD English dev files (training/dev_thresholds.py)"
+        source = "the six UD English dev files (training/dev_thresholds.py)"
+        if segmenter.encoder.precision == "int8":
+            by_precision = meta.setdefault("thresholds_by_precision", {})
+            by_precision["int8"] = {"threshold": best["clean"], "thresholds": best}
+            meta["int8_thresholds_from"] = source
+        else:
+            meta["thresholds"] = {**meta.get("thresholds", {}), **best}
+            meta["threshold"] = best["clean"]
+            meta["thresholds_from"] = source
         meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {meta_path}", err=True)
 
