@@ -1,12 +1,12 @@
 """Run an int8 graph of an encoder's blocks in ONNX Runtime, and where such graphs are kept.
 
-`Int8Session(graph, layers)` runs the serialised graph that `segmenter.int8` builds (token ids and
-masks of windows in, every block's output out) one window at a time, each cut to its real tokens: the graph
-quantises activations with one scale per run, so in a shared batch a window's outputs would depend on
-its neighbours and on the padding; alone they depend on the window only. The session runs on
-`threads` intra-op threads with ONNX Runtime's spinning off (idle threads sleep, as torch's do under
-`segmenter.wait_policy`). `cache_dir` is the folder graphs (and `segmenter.compiled` entries) are kept
-in. This module imports neither torch nor the `onnx` package: building graphs is `segmenter.int8`'s.
+`Int8Session(graph, layers, width)` runs the serialised graph that `segmenter.int8` builds (token ids
+and masks of windows in, every block's output out) one window per run, each cut to its real tokens:
+the graph quantises activations with one scale per run, so in a shared batch a window's outputs would
+depend on its neighbours and on the padding; alone they depend on the window only. With `threads`
+threads, that many windows run at once, each on one thread (idle threads sleep). `cache_dir` is the
+folder graphs (and `segmenter.compiled` entries) are kept in. This module imports neither torch nor
+the `onnx` package: building graphs is `segmenter.int8`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -70,32 +71,50 @@ def default_threads() -> int:
 
 class Int8Session:
     """The int8 graph `graph` (serialised ONNX) of `layers` blocks of width `width`, run in ONNX Runtime
-    on the CPU."""
+    on the CPU.
+
+    One session on one intra-op thread; with more threads, that many windows run at once (ONNX Runtime
+    sessions take concurrent runs, and release the GIL while they run). A window's products then
+    never split across threads, so its outputs are the same at any thread count."""
 
     def __init__(self, graph: bytes, layers: int, width: int):
         self._ort = require("onnxruntime", "int8", "precision 'int8'")
         self.graph, self.layers, self.width = graph, layers, width
         self._session = None
-        self._threads = 0
+        self._pool: ThreadPoolExecutor | None = None
+        self._threads = 1
 
     def __call__(self, input_ids: np.ndarray, mask: np.ndarray, threads: int) -> np.ndarray:
         """input_ids, mask (B, T) int64 with each row's real tokens first -> (L, B, T, D) float32
-        block outputs, zero at padding; each row runs alone on `threads` threads."""
-        if self._session is None or threads != self._threads:
-            self._session, self._threads = self._open(threads), threads
-        lengths = mask.sum(axis=1)  # (B,)
+        block outputs, zero at padding; each row runs alone, up to `threads` rows at once."""
+        if self._session is None:
+            self._session = self._open()
+        if threads != self._threads:
+            if self._pool is not None:
+                self._pool.shutdown()
+            self._pool = ThreadPoolExecutor(threads, "int8-windows") if threads > 1 else None
+            self._threads = threads
+        lengths = mask.sum(axis=1).tolist()  # (B,)
         outputs = np.zeros((self.layers, *input_ids.shape, self.width), dtype=np.float32)  # (L, B, T, D)
-        for row, length in enumerate(lengths.tolist()):
+
+        def run(row: int) -> None:
+            length = lengths[row]
             feed = {
                 "input_ids": np.ascontiguousarray(input_ids[row : row + 1, :length], dtype=np.int64),
                 "mask": np.ones((1, length), dtype=np.int64),
             }
             outputs[:, row, :length] = self._session.run(None, feed)[0][:, 0]  # (L, length, D)
+
+        if self._pool is None or len(lengths) == 1:
+            for row in range(len(lengths)):
+                run(row)
+        else:
+            list(self._pool.map(run, range(len(lengths))))  # list(): waits, and raises what a run raised
         return outputs
 
-    def _open(self, threads: int):
+    def _open(self):
         options = self._ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only

@@ -317,3 +317,22 @@ def test_int8_is_native_on_cpus_with_vnni_and_no_amx(flags, native, monkeypatch)
     assert runtime.int8_native() is native
     monkeypatch.setattr(runtime.importlib.util, "find_spec", lambda name: None)  # no ONNX Runtime
     assert runtime.int8_native() is False
+
+
+def test_int8_outputs_do_not_depend_on_the_thread_count(tiny_bert_dir):
+    """Windows run side by side, each on one thread: the numbers are those of one thread."""
+    low = Encoder(str(tiny_bert_dir), max_layer=2, precision="int8")
+    rows = [low.tokenize(text).ids for text in TEXTS if text.strip()]
+    width = max(map(len, rows)) + 2
+    ids = np.full((len(rows), width), low.pad_id, dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, tokens in enumerate(rows):
+        ids[row, : len(tokens) + 2] = [low.cls_id, *tokens, low.sep_id]
+        mask[row, : len(tokens) + 2] = 1
+    session = low._int8.session
+    one = session(ids, mask, threads=1)  # (L, B, T, D)
+    np.testing.assert_array_equal(session(ids, mask, threads=3), one)
+    np.testing.assert_array_equal(session(ids, mask, threads=2), one)
+    assert session._pool is not None and session._pool._max_workers == 2
+    np.testing.assert_array_equal(session(ids, mask, threads=1), one)
+    assert session._pool is None
