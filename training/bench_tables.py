@@ -18,7 +18,9 @@ import sys
 
 README_SYSTEMS = {
     "attention": "**attention** (`accurate`, default)",
+    "attention-bfloat16": "attention in bfloat16 (`--precision bfloat16`)",
     "attention-fast": "attention `fast`",
+    "attention-fastest": "attention `fastest`",
     "attention-signals": "attention `signals`",
     "spacy-attention": "attention as a spaCy component",
     "attention@all-mpnet-base-v2": "attention on all-mpnet-base-v2 (12 layers, frozen)",
