@@ -83,10 +83,13 @@ class Int8Session:
         self._session = None
         self._pool: ThreadPoolExecutor | None = None
         self._threads = 1
+        self._pid = os.getpid()
 
     def __call__(self, input_ids: np.ndarray, mask: np.ndarray, threads: int) -> np.ndarray:
         """input_ids, mask (B, T) int64 with each row's real tokens first -> (L, B, T, D) float32
         block outputs, zero at padding; each row runs alone, up to `threads` rows at once."""
+        if os.getpid() != self._pid:  # a forked child: the parent's pool threads are not here
+            self._session, self._pool, self._threads, self._pid = None, None, 1, os.getpid()
         if self._session is None:
             self._session = self._open()
         if threads != self._threads:

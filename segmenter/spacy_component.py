@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
@@ -235,9 +236,9 @@ class AttentionSegmenter(Pipe):
         run torch on one thread: the thread pool inherited over fork would hang its first parallel
         region. The encoder and probe are shared with the parent, copy-on-write."""
         if os.getpid() != self._pid:
-            import torch
-
-            torch.set_num_threads(1)
+            torch = sys.modules.get("torch")  # not loaded by an int8 encoder, which handles forks itself
+            if torch is not None:
+                torch.set_num_threads(1)
             self._pid = os.getpid()
 
     def predict(self, docs: Iterable[Doc]) -> list[list[int]]:

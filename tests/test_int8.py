@@ -336,3 +336,28 @@ def test_int8_outputs_do_not_depend_on_the_thread_count(tiny_bert_dir):
     assert session._pool is not None and session._pool._max_workers == 2
     np.testing.assert_array_equal(session(ids, mask, threads=1), one)
     assert session._pool is None
+
+
+def test_an_int8_session_used_before_a_fork_runs_in_the_child(tiny_bert_dir):
+    """The parent's pool threads do not exist in a forked child: the child runs on a pool of its own
+    instead of waiting for them forever."""
+    import multiprocessing
+
+    low = Encoder(str(tiny_bert_dir), max_layer=2, precision="int8")
+    ids, mask = batch(low)
+    session = low._int8.session
+    expected = session(ids, mask, threads=2)  # the pool exists now
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+
+    def child():
+        queue.put(session(ids, mask, threads=2))
+
+    process = context.Process(target=child)
+    process.start()
+    process.join(timeout=60)
+    hung = process.is_alive()
+    if hung:
+        process.kill()
+    assert not hung and process.exitcode == 0
+    np.testing.assert_array_equal(queue.get(timeout=5), expected)
