@@ -1,10 +1,12 @@
 """`Segmenter`: text in, sentence spans out, through one encoder pass over sliding windows.
 
 It resolves a `SegmenterConfig` into the parts of the one inference path: the probe and its settings
-(features, window, thresholds per condition), the encoder (with the probe's deltas merged) and the
-`GapScorer` over them. Flow: tokenize with offsets -> plan windows -> run windows -> gap features ->
-gap probabilities (probe or an unsupervised score) -> weighted average over overlapping windows ->
-decode at word-start gaps into spans. `segment` and `segment_stream` feed one `TextStream`; `pipe`
+(features, window, thresholds per condition and precision), the encoder precision ("auto" is int8
+where the probe names it and the CPU does int8 natively), the encoder (with the probe's deltas merged;
+at int8 from the cache without torch, `segmenter.compiled`) and the `GapScorer` over them. Flow:
+tokenize with offsets -> plan windows -> run windows -> gap features -> gap probabilities (probe or
+an unsupervised score) -> weighted average over overlapping windows -> decode at word-start gaps into
+spans. `segment` and `segment_stream` feed one `TextStream`; `pipe`
 and `gap_probabilities` pool the windows of many whole texts into shared batches. The text is never
 modified; every span is an offset range into the caller's string.
 
@@ -42,11 +44,11 @@ from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.stream import TextStream, condition_for
+from segmenter.surface import flag_count
 from segmenter.tokens import Tokens
 
 if TYPE_CHECKING:  # a segmenter.compiled.CompiledEncoder serves as well
     from segmenter.encoder import Encoder
-from segmenter.surface import flag_count
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
 # see segmenter/models/README.md). A score z maps to probability sigmoid(z), so 0.78 means z >= 1.27.
