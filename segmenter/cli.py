@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
+import sys
 from collections.abc import Iterator
 
 import click
@@ -48,6 +50,18 @@ def main() -> None:
     # spin a while first, which is faster (`segmenter.wait_policy`; docs: README "Speed"). An
     # OMP_WAIT_POLICY the user set is kept.
     wait_policy.choose()
+    _show_progress_notes()
+
+
+def _show_progress_notes() -> None:
+    """On a terminal, print the library's notes on slow one-off steps (the first run's int8 graph) to
+    stderr, as progress bars are; in pipes and files stderr stays for errors."""
+    log = logging.getLogger("segmenter.compiled")
+    if sys.stderr.isatty() and not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("segmenter: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
 
 
 @main.command()

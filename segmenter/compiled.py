@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from importlib import metadata
@@ -41,6 +42,7 @@ from segmenter.int8_runtime import (
 )
 from segmenter.tokens import Capture, Tokens, joins, tokenize, wanted_layers
 
+LOG = logging.getLogger(__name__)  # notes a graph being built (the command line shows them on a terminal)
 ENTRY_VERSION = "1"  # part of the key: bump when an entry's fields change
 _MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 _WEIGHTS = "model.safetensors"
@@ -65,6 +67,8 @@ def open_encoder(
             return found
     from segmenter.encoder import Encoder
 
+    if key is not None:
+        LOG.info("preparing the int8 encoder of this model (once; kept in %s)", cache_dir())
     encoder = Encoder(
         model, device=device, max_layer=max_layer, precision=precision, deltas=deltas, pruning=pruning
     )

@@ -361,3 +361,48 @@ def test_an_int8_session_used_before_a_fork_runs_in_the_child(tiny_bert_dir):
         process.kill()
     assert not hung and process.exitcode == 0
     np.testing.assert_array_equal(queue.get(timeout=5), expected)
+
+
+def test_building_the_int8_encoder_is_noted_and_loading_it_is_not(
+    tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch, caplog
+):
+    import logging
+
+    monkeypatch.setenv("SEGMENTER_CACHE", str(tmp_path / "cache"))
+    with caplog.at_level(logging.INFO, logger="segmenter.compiled"):
+        int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    notes = [record.getMessage() for record in caplog.records if record.name == "segmenter.compiled"]
+    assert notes == [f"preparing the int8 encoder of this model (once; kept in {tmp_path / 'cache'})"]
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="segmenter.compiled"):
+        int8_segmenter(tiny_bert_dir, hidden_probe_dir)
+    assert not [record for record in caplog.records if record.name == "segmenter.compiled"]
+
+
+def test_the_command_line_shows_the_note_on_a_terminal_only(monkeypatch):
+    import logging
+
+    from segmenter import cli
+
+    log = logging.getLogger("segmenter.compiled")
+    monkeypatch.setattr(log, "handlers", [])
+    monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: False, raising=False)
+    cli._show_progress_notes()
+    assert log.handlers == []
+
+    class Terminal:
+        def isatty(self):
+            return True
+
+        def write(self, text):
+            written.append(text)
+
+        def flush(self):
+            pass
+
+    written: list[str] = []
+    monkeypatch.setattr(cli.sys, "stderr", Terminal())
+    monkeypatch.setattr(log, "level", logging.NOTSET)
+    cli._show_progress_notes()
+    log.info("preparing something")
+    assert written == ["segmenter: preparing something\n"]
