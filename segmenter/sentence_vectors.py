@@ -39,8 +39,11 @@ class SentenceVectors:
         max_tokens: int = MAX_TOKENS,
         encoder: Encoder | None = None,
     ):
-        """encoder: an `Encoder` with every block and no deltas to use as is (else one is loaded)."""
-        self.encoder = encoder or Encoder(model, device=device, precision=precision)
+        """encoder: an `Encoder` with every block and no deltas to use as is (else one is loaded).
+        precision "int8" reads the vectors in float32: they are pooled in torch, which the int8 graph
+        does not serve, so no graph is built for them."""
+        float_precision = "float32" if precision == "int8" else precision
+        self.encoder = encoder or Encoder(model, device=device, precision=float_precision)
         self.batch_size = batch_size
         self.max_tokens = min(max_tokens, self.encoder.max_positions)
 

@@ -406,3 +406,13 @@ def test_the_command_line_shows_the_note_on_a_terminal_only(monkeypatch):
     cli._show_progress_notes()
     log.info("preparing something")
     assert written == ["segmenter: preparing something\n"]
+
+
+def test_sentence_vectors_at_int8_build_no_graph(tiny_bert_dir, tmp_path, monkeypatch):
+    from segmenter.sentence_vectors import SentenceVectors
+
+    monkeypatch.setenv("SEGMENTER_CACHE", str(tmp_path / "cache"))
+    vectors = SentenceVectors(str(tiny_bert_dir), precision="int8")
+    assert vectors.encoder.precision == "float32" and vectors.encoder.int8_graph_key is None
+    assert vectors(["The cat sat down.", "It was tired!"]).shape == (2, 48)
+    assert not (tmp_path / "cache").exists()
