@@ -1,6 +1,6 @@
 """Commands of the `segmenter` group that are listed by name and imported only when click needs them.
 
-`optional_commands` gives the library's own optional commands (analyze, topics, models, in
+`optional_commands` gives the library's own optional commands (analyze, topics, models, cache, in
 LIBRARY_COMMANDS) and those of the `segmenter.commands` entry-point group: the benchmark harness's
 `bench` and `bench-topics` (registered in pyproject.toml; another installed distribution may add its
 own), each as a `LazyCommand`. Running a command imports that command's module alone; `--help` imports
@@ -23,6 +23,7 @@ LIBRARY_COMMANDS = {
     "analyze": "segmenter.analysis.cli:analyze",
     "topics": "segmenter.topics_cli:topics",
     "models": "segmenter.store_cli:models",
+    "cache": "segmenter.cache_cli:cache",
 }
 
 
