@@ -36,9 +36,8 @@ from segmenter.int8_runtime import (
     SMOOTHING,
     Int8Session,
     cache_dir,
-    default_threads,
     graph_path,
-    int8_capture,
+    refuse_inside_reads,
 )
 from segmenter.tokens import Capture, Tokens, joins, tokenize, wanted_layers
 
@@ -87,9 +86,7 @@ def entry_key(
     folder = Path(source)
     weights = folder / _WEIGHTS
     try:
-        stat = weights.stat()
-        if not folder.is_dir():
-            return None
+        stat = weights.stat()  # an OSError unless `folder` is a folder holding the weights
         digest = hashlib.sha256()
         versions = [_version(name) for name in ("torch", "onnxruntime", "attention-segmenter")]
         digest.update(f"{ENTRY_VERSION} {GRAPH_VERSION} {SMOOTHING} {versions} {max_layer}".encode())
@@ -195,7 +192,5 @@ class CompiledEncoder:
         """Block outputs of `layers` for a batch (see `segmenter.encoder.Encoder.forward`); attention and
         per-head vectors are refused, as by the torch encoder at int8."""
         wanted_layers(self.name, self.loaded_layers, layers, attention_layers, summary_layers)
-        read_inside = bool(attention_layers or summary_layers or (contexts and layers))
-        return int8_capture(
-            self._blocks, input_ids, attention_mask, layers, read_inside, hidden, default_threads()
-        )
+        refuse_inside_reads(layers, attention_layers, contexts, summary_layers)
+        return self._blocks.capture(input_ids, attention_mask, layers, hidden)

@@ -42,6 +42,7 @@ from segmenter.bert import SPECIAL_TOKENS
 from segmenter.config import check_precision
 from segmenter.cpu import cpu_flags
 from segmenter.errors import ConfigError, ModelNotFoundError, UnsupportedModelError
+from segmenter.int8_runtime import refuse_inside_reads
 from segmenter.pruning import prune
 from segmenter.tokens import Capture, Tokens, joins, tokenize, wanted_layers
 
@@ -278,7 +279,6 @@ class Encoder:
             attention_modules.self_attention(blocks[0]), "reader"
         ) and attention_modules.use_reading_attention(self.model)
         self._loaded = loaded
-        self.source = loaded.source  # the folder (or hub id) the model came from
         self._backend = loaded.backend
         self._backend.no_truncation()
         self._backend.no_padding()
@@ -312,6 +312,11 @@ class Encoder:
             input_ids[row, : len(chunk) + 2] = [self.cls_id, *chunk, self.sep_id]
             mask[row, : len(chunk) + 2] = 1
         return Int8Blocks(self.model, [(torch.from_numpy(input_ids), torch.from_numpy(mask))])
+
+    @property
+    def source(self) -> str:
+        """The folder (or hub id) the model came from."""
+        return self._loaded.source
 
     @property
     def int8_graph_key(self) -> str | None:
@@ -360,8 +365,8 @@ class Encoder:
         """
         wanted = wanted_layers(self.name, self.loaded_layers, layers, attention_layers, summary_layers)
         if self._int8 is not None:
-            read_inside = bool(attention_layers or summary_layers or (contexts and layers))
-            return self._int8.capture(input_ids, attention_mask, layers, read_inside, hidden)
+            refuse_inside_reads(layers, attention_layers, contexts, summary_layers)
+            return self._int8.session.capture(input_ids, attention_mask, layers, hidden)
         ids = torch.as_tensor(input_ids, dtype=torch.long, device=self.device)
         mask = torch.as_tensor(attention_mask, dtype=torch.long, device=self.device)
         batch, length = ids.shape

@@ -24,8 +24,8 @@ heads; this module is the glue between torch.onnx and onnxruntime.quantization, 
 The quantised graph is built once per set of weights and kept on disk (`segmenter.int8_runtime.cache_dir`),
 named by a hash of the weights, the calibration and the library versions, so later runs load it in a
 fraction of a second; where the cache cannot be written it is built in memory. It runs in
-`segmenter.int8_runtime.Int8Session` on as many threads as torch has when a batch arrives. Knows
-nothing of windows, features or probes.
+`segmenter.int8_runtime.Int8Session` (`Int8Blocks.session`), on as many threads as torch has when a
+batch arrives. Knows nothing of windows, features or probes.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -50,9 +49,7 @@ from segmenter.int8_runtime import (
     Int8Session,
     cache_dir,
     graph_path,
-    int8_capture,
 )
-from segmenter.tokens import Capture
 
 __all__ = ["CALIBRATION_TEXT", "Int8Blocks", "cache_dir", "smoothed"]
 
@@ -132,24 +129,6 @@ class Int8Blocks:
         self.key = _weights_key(model, calibration, ort.__version__)
         self.graph = _cached_graph(lambda: smoothed(model, calibration), self.key)
         self.session = Int8Session(self.graph, len(model.encoder.layer), int(model.config.hidden_size))
-
-    def __call__(self, input_ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """input_ids, mask (B, T) int64 with each row's real tokens first -> (L, B, T, D) float32 block
-        outputs, zero at padding, on as many threads as torch has."""
-        return self.session(input_ids, mask, torch.get_num_threads())
-
-    def capture(
-        self,
-        input_ids: np.ndarray,
-        mask: np.ndarray,
-        layers: tuple[int, ...],
-        read_inside: bool,
-        hidden: bool,
-    ) -> Capture:
-        """`segmenter.int8_runtime.int8_capture` on as many threads as torch has."""
-        return int8_capture(
-            self.session, input_ids, mask, layers, read_inside, hidden, torch.get_num_threads()
-        )
 
 
 def _weights_key(model: nn.Module, calibration: list, ort_version: str) -> str:

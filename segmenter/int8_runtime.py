@@ -115,6 +115,16 @@ class Int8Session:
             list(self._pool.map(run, range(len(lengths))))  # list(): waits, and raises what a run raised
         return outputs
 
+    def capture(
+        self, input_ids: np.ndarray, attention_mask: np.ndarray, layers: tuple[int, ...], hidden: bool
+    ) -> Capture:
+        """What `Encoder.forward` returns for block outputs, on `default_threads()`: those of `layers`
+        (when `hidden`). Callers refuse requests for more (`refuse_inside_reads`)."""
+        ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
+        outputs = self(ids, mask, default_threads())  # (L_loaded, B, T, D)
+        hid = outputs[[layer - 1 for layer in layers]] if hidden and layers else None  # (L, B, T, D)
+        return Capture(layers=tuple(layers), contexts=None, attentions=None, hidden=hid)
+
     def _open(self):
         options = self._ort.SessionOptions()
         options.intra_op_num_threads = 1
@@ -124,24 +134,16 @@ class Int8Session:
         return self._ort.InferenceSession(self.graph, options, providers=["CPUExecutionProvider"])
 
 
-def int8_capture(
-    session: Int8Session,
-    input_ids: np.ndarray,
-    attention_mask: np.ndarray,
+def refuse_inside_reads(
     layers: tuple[int, ...],
-    read_inside: bool,
-    hidden: bool,
-    threads: int,
-) -> Capture:
-    """What `Encoder.forward` returns, from `session`: the block outputs of `layers` (when `hidden`).
-    read_inside: whether attention or per-head vectors were asked for, which the graph does not return
-    (a ConfigError)."""
-    if read_inside:
+    attention_layers: tuple[int, ...],
+    contexts: bool,
+    summary_layers: tuple[int, ...],
+) -> None:
+    """A ConfigError where a forward request (`Encoder.forward`'s arguments) reads attention or
+    per-head vectors, which the int8 graph does not return."""
+    if attention_layers or summary_layers or (contexts and layers):
         raise ConfigError(
             "precision 'int8' returns block outputs only, not attention or per-head vectors; "
             "use --precision auto"
         )
-    ids, mask = np.asarray(input_ids, dtype=np.int64), np.asarray(attention_mask, dtype=np.int64)
-    outputs = session(ids, mask, threads)  # (L_loaded, B, T, D)
-    hid = outputs[[layer - 1 for layer in layers]] if hidden and layers else None  # (L, B, T, D)
-    return Capture(layers=tuple(layers), contexts=None, attentions=None, hidden=hid)
