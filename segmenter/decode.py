@@ -10,6 +10,8 @@ Rules, in order: a boundary the model proposes right after the marker of an enum
 ("... item 2.) | The second item") moves to the marker's start, and in an enumeration that opens the
 text, a line or follows a colon every later item opens a segment (see `segmenter.lists`); a bulleted
 line of a list, a rule line ("--") and the line after a rule line open segments (`segmenter.line_rules`);
+a boundary the model puts right after an opening quote or bracket moves before it, and one right
+before a closing quote or bracket moves past it and the whitespace after it (`segmenter.quotes`);
 a gap at or above the threshold is a boundary unless it falls inside an e-mail address or a URL
 (`segmenter.addresses`); a blank line (a whitespace run holding two or more line breaks)
 always is; of two boundaries with no letter or digit between them only one stays, the one after
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segmenter import addresses, line_rules, lists
+from segmenter import addresses, line_rules, lists, quotes
 from segmenter.breaks import LINE_BREAKS, count_line_breaks
 from segmenter.config import DecodeConfig
 
@@ -172,6 +174,7 @@ class Decoder:
             pending[offset] = max(pending.get(offset, 0.0), prob)
         self._move_list_boundaries(pending, limit)
         self._open_line_segments(pending, limit)
+        self._attach_quotes(pending, limit)
         events: dict[int, float] = {}
         keep_queue, keep_forced = [], []
         threshold = self.config.threshold
@@ -261,6 +264,33 @@ class Decoder:
             before = self._slice(max(offset - reach, 0), offset)
             if line_rules.opens_segment(before, self._slice(offset, offset + reach), offset <= reach):
                 self._force(pending, offset)
+
+    def _attach_quotes(self, pending: dict[int, float], limit: int) -> None:
+        """A quote or bracket goes with the sentence it belongs to (see `quotes`): the probability of the
+        gap right after an opening one moves to the gap before it, and that of the gap before a closing
+        one to the first gap after the whitespace that follows it. Forced boundaries stay where they
+        are; `pending` is changed in place, as are the stored candidates."""
+        base = self._base
+        for offset in [at for at in pending if 0 < at < limit]:
+            prob = pending.get(offset)
+            if prob is None or prob >= FORCED:
+                continue  # moved away already, or forced
+            if quotes.opens_next(self._text, offset - base):
+                self._move_probability(pending, offset + 1, offset)
+                continue
+            after = quotes.after_closing(self._text, offset - base)
+            if after is not None:
+                self._move_probability(pending, offset, after + base)
+
+    def _move_probability(self, pending: dict[int, float], source: int, target: int) -> None:
+        """Move the probability of the candidate at `source` to the one at `target`, where both are
+        candidates and neither is forced."""
+        if source not in pending or target not in pending or max(pending[source], pending[target]) >= FORCED:
+            return
+        pending[target] = max(pending[target], pending[source])
+        pending[source] = 0.0
+        self._store_probability(target, pending[target])
+        self._store_probability(source, 0.0)
 
     def _force(self, pending: dict[int, float], offset: int) -> None:
         """Make the candidate at `offset` a forced boundary, as a blank line is."""

@@ -110,3 +110,22 @@ def test_invariants_hold_for_any_offsets_and_probabilities(text, data, threshold
     max_chars = data.draw(st.none() | st.integers(1, 30))
     spans = decode(text, offsets, probs, DecodeConfig(threshold=threshold, max_chars=max_chars))
     assert_invariants(text, spans)
+
+
+def test_a_boundary_after_an_opening_quote_or_bracket_moves_before_it():
+    # the model's boundary fell between the quote and the word it opens
+    assert _texts('He asked. "Why not?"', [10, 11], [0.2, 0.9]) == ["He asked.", '"Why not?"']
+    assert _texts("It rained. (Again.)", [11, 12], [0.0, 0.9]) == ["It rained.", "(Again.)"]
+    # a quote with whitespace on both sides opens nothing: the boundary stays after it
+    assert _texts('He asked. " Why', [10, 12], [0.2, 0.9]) == ['He asked. "', "Why"]
+
+
+def test_a_boundary_before_a_closing_quote_or_bracket_moves_past_it():
+    text = 'She said "stop." Then she left.'
+    closing, then = text.index('" Then'), text.index("Then")
+    assert _texts(text, [closing, then], [0.9, 0.1]) == ['She said "stop."', "Then she left."]
+    text = "It rained (again.)\nWe stayed in."
+    expected = ["It rained (again.)", "We stayed in."]
+    assert _texts(text, [text.index(")"), text.index("We")], [0.9, 0.0]) == expected
+    # a quote that touches the next word is not a closing one: the boundary stays before it
+    assert _texts('It ended. "Then', [10, 11], [0.9, 0.1]) == ["It ended.", '"Then']

@@ -25,6 +25,7 @@ from segmenter.stream import cut_point
 
 WORDS = st.sampled_from(
     ["the", "Cat", "sat.", "It", "rained!", "a", "b,", "Yes?", "ok", "\u00e9t\u00e9", "9.5"]
+    + ['"Hi', 'so."', "(see", "it)"]  # quotes and brackets that open or close a word
 )
 SEPARATORS = st.sampled_from([" ", " ", " ", "\n", "\n\n", "  ", "\t", "\r\n\r\n"])
 
@@ -84,6 +85,7 @@ def test_cut_point_waits_for_enough_text():
 @given(text=texts(), data=st.data(), threshold=st.floats(0, 1))
 def test_decoder_fed_in_pieces_matches_decode(text, data, threshold):
     word_starts = sorted({m for m in range(1, len(text)) if text[m - 1].isspace() and not text[m].isspace()})
+    word_starts = sorted({*word_starts, *(m + 1 for m in word_starts if text[m] in '"(')})  # after an opener
     # not every word start is a candidate: the tokenizer deletes some characters (BOM, zero-width space)
     keep = data.draw(st.lists(st.booleans(), min_size=len(word_starts), max_size=len(word_starts)))
     starts = [m for m, kept in zip(word_starts, keep, strict=True) if kept or len(word_starts) < 3]
