@@ -4,7 +4,8 @@
 and masks of windows in, every block's output out) one window per run, each cut to its real tokens:
 the graph quantises activations with one scale per run, so in a shared batch a window's outputs would
 depend on its neighbours and on the padding; alone they depend on the window only. With `threads`
-threads, that many windows run at once, each on one thread (idle threads sleep). `cache_dir` is the
+threads, that many windows run at once, each on one thread (idle threads sleep). Sessions open
+without the optimiser fusions in `DISABLED_FUSIONS`, which made the graph slower. `cache_dir` is the
 folder graphs (and `segmenter.compiled` entries) are kept in. This module imports neither torch nor
 the `onnx` package: building graphs is `segmenter.int8`'s.
 """
@@ -27,6 +28,10 @@ from segmenter.tokens import Capture
 GRAPH_VERSION = "3"  # part of every cache key: bump when the exported graph changes
 CALIBRATION_TEXT = Path(__file__).parent / "data" / "int8_calibration.txt"  # what smoothing reads
 SMOOTHING = 0.8  # SmoothQuant's exponent (models README, "int8"); None: no smoothing
+# ONNX Runtime graph fusions left out when a session opens: its fused SkipLayerNormalization ran about
+# eight times as long as the Add and LayerNormalization it replaces (models README, "int8 without
+# ONNX Runtime's SkipLayerNormalization fusion"; `training/int8_fusions.py` measures it)
+DISABLED_FUSIONS = ("SkipLayerNormFusion",)
 
 
 def cache_dir() -> Path:
@@ -80,6 +85,7 @@ class Int8Session:
     def __init__(self, graph: bytes, layers: int, width: int):
         self._ort = require("onnxruntime", "int8", "precision 'int8'")
         self.graph, self.layers, self.width = graph, layers, width
+        self.disabled_fusions = DISABLED_FUSIONS  # read when the session opens (on the first run)
         self._session = None
         self._pool: ThreadPoolExecutor | None = None
         self._threads = 1
@@ -131,7 +137,12 @@ class Int8Session:
         options.inter_op_num_threads = 1
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only
-        return self._ort.InferenceSession(self.graph, options, providers=["CPUExecutionProvider"])
+        return self._ort.InferenceSession(
+            self.graph,
+            options,
+            providers=["CPUExecutionProvider"],
+            disabled_optimizers=list(self.disabled_fusions),
+        )
 
 
 def refuse_inside_reads(
