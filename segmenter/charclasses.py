@@ -37,6 +37,17 @@ RULE_OPENING = "\"'\u201c\u2018(["  # " ' “ ‘ ( [
 # Gold data (`segmenter.corpus.is_marked`): may stand between sentence-final punctuation and a boundary.
 CLOSING = "\"')]}\u00bb\u201d\u2019\u203a"  # " ' ) ] } » ” ’ ›
 
+# The decoder's placement of quotes and brackets (`segmenter.quotes`): one of QUOTE_OPENERS after
+# whitespace and touching the next character opens what follows; one of QUOTE_CLOSERS touching the
+# character before it and followed by whitespace closes what precedes it.
+QUOTE_OPENERS = "\"'\u201c\u2018([{\u00ab"  # " ' “ ‘ ( [ { «
+QUOTE_CLOSERS = "\"'\u201d\u2019)]}\u00bb"  # " ' ” ’ ) ] } »
+
+# -- lines of a list (`segmenter.line_rules`) -----------------------------------------------------------
+
+# A short line ending in one of these is a sentence, not an item of a list after a colon.
+LIST_ITEM_NOT_FINAL = ".!?\u2026"  # . ! ? …
+
 # -- the probes' surface flags (`segmenter.surface.FLAGS`) ----------------------------------------------
 # Baked into every shipped probe: a probe reads these flags as it was trained on them, so these sets
 # change only with retrained probes.

@@ -13,8 +13,8 @@ Nothing here reads the model or the rest of the text: each function looks at a f
 
 from __future__ import annotations
 
-OPENERS = frozenset("\"'“‘([{«")
-CLOSERS = frozenset("\"'”’)]}»")
+from segmenter.charclasses import QUOTE_CLOSERS, QUOTE_OPENERS
+
 READ_MAX = 32  # longest whitespace run after a closing character that is read through
 
 
@@ -23,7 +23,7 @@ def opens_next(text: str, at: int) -> bool:
     character that is not whitespace right after it."""
     return (
         0 <= at < len(text) - 1
-        and text[at] in OPENERS
+        and text[at] in QUOTE_OPENERS
         and (at == 0 or text[at - 1].isspace())
         and not text[at + 1].isspace()
     )
@@ -33,7 +33,7 @@ def after_closing(text: str, at: int) -> int | None:
     """If text[at] is a closing quote or bracket (a character that is not whitespace before it, and
     whitespace after it), the offset of the first character after that whitespace; else None (also
     when the whitespace runs on for READ_MAX characters or to the end of `text`)."""
-    if not (0 < at < len(text) - 1 and text[at] in CLOSERS and not text[at - 1].isspace()):
+    if not (0 < at < len(text) - 1 and text[at] in QUOTE_CLOSERS and not text[at - 1].isspace()):
         return None
     end = min(len(text), at + 1 + READ_MAX)
     for position in range(at + 1, end):

@@ -58,3 +58,29 @@ def test_opens_segment_reads_only_what_it_is_given():
     assert opens_segment("x\n- eggs\n", "- bread", False)
     assert not opens_segment("text ", "- bread\n- milk", False)  # not at a line's start
     assert stands_alone("-- ") and not stands_alone("...")
+
+
+def test_each_line_of_a_short_list_after_a_colon_opens_a_segment():
+    text = "Shopping list:\neggs\nmilk\nbread\nWe also need coffee."
+    expected = ["Shopping list:", "eggs", "milk", "bread", "We also need coffee."]
+    assert _segments(text) == expected  # the model proposed no boundary at all
+    items = [f"item number {n}" for n in range(1, 21)]  # twenty items: the last ones still see the heading
+    assert _segments("To do:\n" + "\n".join(items) + "\nThat is all.") == ["To do:", *items, "That is all."]
+
+
+def test_what_is_not_a_list_after_a_colon_is_left_to_the_model():
+    # one item is no list
+    text = "Shopping list:\neggs\nWe also need coffee."
+    assert _segments(text) == [text]
+    # lines of a hard-wrapped paragraph: few words, but long (file names)
+    text = (
+        "(See attached file: HeatingOilStocks.pdf)(See attached file:\n"
+        "PADDIIstocksCL.pdf)(See attached file: PADDIstocksHO.pdf)(See attached\n"
+        "file: PADDIstocksHU.pdf)(See attached file: API.pdf) -\n"
+        "UnleadedStocks.pdf - CrudeStocks.pdf"
+    )
+    assert _segments(text) == [text]
+    # short lines that end sentences are sentences, not items; the model decides about them
+    assert _segments("Note:\nIt rained.\nWe stayed.") == ["Note:\nIt rained.\nWe stayed."]
+    # no heading line ending with a colon
+    assert _segments("Shopping list\neggs\nmilk") == ["Shopping list\neggs\nmilk"]

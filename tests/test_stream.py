@@ -26,6 +26,7 @@ from segmenter.stream import cut_point
 WORDS = st.sampled_from(
     ["the", "Cat", "sat.", "It", "rained!", "a", "b,", "Yes?", "ok", "\u00e9t\u00e9", "9.5"]
     + ['"Hi', 'so."', "(see", "it)"]  # quotes and brackets that open or close a word
+    + ["list:", "eggs"]  # the heading and an item of a list after a colon
 )
 SEPARATORS = st.sampled_from([" ", " ", " ", "\n", "\n\n", "  ", "\t", "\r\n\r\n"])
 
@@ -246,7 +247,8 @@ def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_modul
     total = 600 * len(paragraph)
     assert len(spans) >= 600  # every blank line ends a segment
     assert_invariants(paragraph * 600, spans)
-    assert largest_text < 2700 < total / 8  # held text (about twice lists.REACH) does not grow with the input
+    # held text (about twice lists.REACH, plus the line_rules.READ_MAX read back) does not grow with the input
+    assert largest_text < 3400 < total / 8
     assert largest_tokens < 200
 
 
