@@ -270,15 +270,17 @@ class Decoder:
         gap right after an opening one moves to the gap before it, and that of the gap before a closing
         one to the first gap after the whitespace that follows it. Forced boundaries stay where they
         are; `pending` is changed in place, as are the stored candidates."""
-        base = self._base
+        base, text = self._base, self._text
         for offset in [at for at in pending if 0 < at < limit]:
+            if text[offset - base] not in quotes.QUOTES_AND_BRACKETS:
+                continue  # most candidates: no quote or bracket to place
             prob = pending.get(offset)
             if prob is None or prob >= FORCED:
                 continue  # moved away already, or forced
-            if quotes.opens_next(self._text, offset - base):
+            if quotes.opens_next(text, offset - base):
                 self._move_probability(pending, offset + 1, offset)
                 continue
-            after = quotes.after_closing(self._text, offset - base)
+            after = quotes.after_closing(text, offset - base)
             if after is not None:
                 self._move_probability(pending, offset, after + base)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from segmenter.charclasses import QUOTE_CLOSERS, QUOTE_OPENERS
 
+QUOTES_AND_BRACKETS = frozenset(QUOTE_OPENERS + QUOTE_CLOSERS)  # the characters either function reads first
 READ_MAX = 32  # longest whitespace run after a closing character that is read through
 
 
