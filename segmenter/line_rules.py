@@ -44,7 +44,8 @@ def stands_alone(piece: str) -> bool:
 def opens_segment(before: str, after: str, text_start: bool) -> bool:
     """Whether the candidate boundary between `before` and `after` (the last and next READ_MAX
     characters around it; `text_start`: `before` begins at the text's first character) starts a
-    bulleted line, a rule line or the line after a rule line.
+    bulleted line, a rule line, the line after a rule line, or a line of a list after a colon or the
+    line after such a list (`in_colon_list`).
 
     >>> opens_segment("Shopping:\\n", "- milk\\n- eggs", False), opens_segment("Tom\\n", "--\\nTom B", False)
     (True, True)
