@@ -14,7 +14,8 @@ sentence, and a signature's "--" line as the end of the sign-off before it. The 
   line that ends with ":" and then two or more item lines in a row ("Shopping list:\\neggs\\nmilk"),
   the heading and each item at most LIST_LINE_WORDS words and LIST_LINE_CHARS characters, no item
   ending in sentence punctuation (`LIST_ITEM_NOT_FINAL`) or with a bullet. The character limit keeps
-  out the lines of a hard-wrapped paragraph, which may hold few (long) words but fill the line.
+  out the lines of a hard-wrapped paragraph, which may hold few (long) words but fill the line. A
+  list is read up to READ_MAX characters and LIST_MAX_LINES lines on each side of a line.
 
 This module only reads text; it knows nothing of boundaries or probabilities.
 """
@@ -27,6 +28,7 @@ from segmenter.charclasses import LIST_BULLETS, LIST_ITEM_NOT_FINAL, is_quiet_ma
 READ_MAX = 512  # characters read on each side of a candidate: longer lines are not known in full
 LIST_LINE_WORDS = 6  # most words in a list's heading or item line
 LIST_LINE_CHARS = 40  # most characters (whitespace around it aside) in a list's heading or item line
+LIST_MAX_LINES = 32  # lines read on each side of a line for a list after a colon (bounds the work per line)
 
 
 def stands_alone(piece: str) -> bool:
@@ -65,8 +67,11 @@ def opens_segment(before: str, after: str, text_start: bool) -> bool:
         return True
     if rule_line(this_line) or rule_line(previous):
         return True
+    if ":" not in content:
+        return False  # no heading before: not in a list after a colon (and a word list stays cheap)
     complete_after = lines if len(after) < READ_MAX else lines[:-1]  # the last line may be cut
-    return in_colon_list(_complete_lines(content, text_start), this_line, complete_after[1:])
+    before = _complete_lines(content, text_start)[-LIST_MAX_LINES:]
+    return in_colon_list(before, this_line, complete_after[1 : LIST_MAX_LINES + 1])
 
 
 def in_colon_list(before: list[str], this_line: str | None, after: list[str]) -> bool:
