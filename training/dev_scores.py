@@ -144,20 +144,29 @@ ud_option = click.option(
     help="Tokens between window starts instead of the probe's own (less overlap: less compute).",
 )
 @click.option(
+    "--window-size",
+    type=click.IntRange(min=8),
+    default=None,
+    help="Tokens per window instead of the probe's own (with --stride, or the probe's stride).",
+)
+@click.option(
     "--model",
     default=None,
     help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
 )
-def main(probes: tuple[str, ...], ud: Path, stride: int | None, model: str | None) -> None:
+def main(
+    probes: tuple[str, ...], ud: Path, stride: int | None, window_size: int | None, model: str | None
+) -> None:
     """Print a markdown row of dev scores for each preset or probe folder in PROBES."""
     cells = dev_cells(ud)
     click.echo(header())
     for probe in probes:
         segmenter = load(probe, model)
         label = probe
-        if stride is not None:
-            segmenter.scorer.window = WindowConfig(size=segmenter.window.size, stride=stride)
-            label = f"{probe} (stride {stride})"
+        if stride is not None or window_size is not None:
+            size = window_size or segmenter.window.size
+            segmenter.scorer.window = WindowConfig(size=size, stride=stride or segmenter.window.stride)
+            label = f"{probe} (window {size}, stride {segmenter.window.stride})"
         counted = [(name, boundary_counts(segmenter, texts)) for name, texts in cells]
         click.echo(markdown_row(label, summary(counted)))
 
