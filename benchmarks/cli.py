@@ -93,11 +93,20 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
     help="keep K other processes busy (one core each) while the systems run: speed on a busy machine",
 )
 @click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="run every system N times (fresh processes, all systems per round); chars/s is the median "
+    "over the rounds, each round's in results.json",
+)
+@click.option(
     "--no-progress", is_flag=True, help="no progress bar (it is off anyway when stderr is not a tty)"
 )
 def bench(
     datasets, systems, condition, model, device, batch_size, limit_docs, out, isolate, threads, busy,
-    no_progress,
+    repeats, no_progress,
 ) -> None:  # fmt: skip
     """Benchmark sentence splitters: boundary precision/recall/F1 and characters per second."""
     systems = tuple(dict.fromkeys(systems or DEFAULT_SYSTEMS))
@@ -131,7 +140,14 @@ def bench(
             param_hint="--condition",
         )
     runs = run_benchmark(
-        systems, tasks, options, progress=not no_progress, isolate=isolate, threads=threads, busy=busy
+        systems,
+        tasks,
+        options,
+        progress=not no_progress,
+        isolate=isolate,
+        threads=threads,
+        busy=busy,
+        repeats=repeats,
     )
     click.echo(markdown_table(runs), nl=False)
     if out is not None:
@@ -143,6 +159,7 @@ def bench(
             "isolate": isolate,
             "threads": threads,
             "busy": busy,
+            "repeats": repeats,
             "model": model,
             "device": device,
             "batch_size": batch_size,

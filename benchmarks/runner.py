@@ -3,6 +3,10 @@
 Each system is loaded once (load time reported apart), warmed up on the first few texts, then timed on
 all texts of a dataset and condition: at least MIN_PASSES `predict` calls over all of them, and the
 median pass is reported, so characters per second exclude loading and one noisy pass moves no ratio.
+With `repeats`, every system runs that many rounds (loaded again each round, in a fresh process when
+isolated; the rounds interleave: all systems once, then all again), and a row's characters per second
+is the median over its rounds, each round's kept in `chars_per_s_rounds`: a system whose speed moves
+between processes is then judged on several of them.
 A system that cannot load, or that fails while predicting, becomes skipped rows with the reason; the
 other systems still run.
 
@@ -58,7 +62,9 @@ class Run:
     """One row of the results. Metrics are None for skipped rows; exact_match only for golden data.
 
     unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
-    marks (`segmenter.corpus.is_marked`); None when there are none. threads: the thread count the
+    marks (`segmenter.corpus.is_marked`); None when there are none. chars_per_s_rounds: each round's
+    characters per second when the run had more than one round (`chars_per_s`, `seconds`: their
+    median; every other field: the first round's). threads: the thread count the
     system ran with (None: left to the libraries); busy: busy companion processes during the run;
     wait_policy: the OpenMP wait policy its process started with ("default": none set, libgomp's).
     """
@@ -82,6 +88,7 @@ class Run:
     threads: int | None = None
     busy: int = 0
     wait_policy: str | None = None
+    chars_per_s_rounds: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -116,6 +123,7 @@ def run_benchmark(
     isolate: bool = False,
     threads: int | None = None,
     busy: int = 0,
+    repeats: int = 1,
 ) -> list[Run]:
     """Every system on every task, in order; a progress bar on stderr when `progress` and stderr is a tty.
 
@@ -125,22 +133,40 @@ def run_benchmark(
     A system whose process dies becomes skipped rows, like one that raises.
     threads: run every system on this many threads (`segmenter.bench.resources`); None leaves the libraries'
     own choice. busy: this many companion processes keep a core busy each while the systems run.
+    repeats: rounds of every system, interleaved; speeds are the median over them (module docstring).
     """
     options = options or SystemOptions()
-    runs: list[Run] = []
-    with _progress_bar(len(systems) * len(tasks), progress) as bar, busy_companions(busy):
+    rounds: list[list[Run]] = []
+    with _progress_bar(repeats * len(systems) * len(tasks), progress) as bar, busy_companions(busy):
         if busy and not isolate and not wait_policy.openmp_loaded():
             # the systems load in this process, under companions that started after the command line
             # chose a policy on a quiet machine: choose again, as each isolated worker does
             wait_policy.choose(measure=lambda: float(busy))
-        for system in systems:
-            if isolate:
-                bar.set_postfix_str(f"{system} (own process)")
-                runs.extend(_in_fresh_process(system, tasks, options, loader, threads))
-                bar.update(len(tasks))
-            else:
-                runs.extend(_run_system(system, tasks, options, loader, threads, bar))
-    return [dataclasses.replace(run, threads=threads, busy=busy) for run in runs]
+        for _ in range(repeats):
+            runs: list[Run] = []
+            for system in systems:
+                if isolate:
+                    bar.set_postfix_str(f"{system} (own process)")
+                    runs.extend(_in_fresh_process(system, tasks, options, loader, threads))
+                    bar.update(len(tasks))
+                else:
+                    runs.extend(_run_system(system, tasks, options, loader, threads, bar))
+            rounds.append(runs)
+    merged = [_median_of_rounds(same) for same in zip(*rounds, strict=True)] if repeats > 1 else rounds[0]
+    return [dataclasses.replace(run, threads=threads, busy=busy) for run in merged]
+
+
+def _median_of_rounds(runs: Sequence[Run]) -> Run:
+    """One row from the same row of several rounds: the first round's, with the median speed over the
+    rounds and each round's speed; a row skipped in any round stays the first round's."""
+    if any(run.chars_per_s is None or run.seconds is None for run in runs):
+        return runs[0]
+    return dataclasses.replace(
+        runs[0],
+        chars_per_s=statistics.median(run.chars_per_s for run in runs),
+        seconds=statistics.median(run.seconds for run in runs),
+        chars_per_s_rounds=tuple(run.chars_per_s for run in runs),
+    )
 
 
 def _run_system(

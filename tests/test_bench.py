@@ -460,3 +460,25 @@ def test_a_wait_policy_the_user_set_reaches_every_system_process(tiny_tasks, mon
 def test_bench_refuses_impossible_resources(option):
     result = CliRunner().invoke(bench, ["--system", "pysbd", *option])
     assert result.exit_code == 2 and option[0] in result.output
+
+
+def test_repeats_run_every_system_in_rounds_and_report_the_median_speed(tiny_tasks, monkeypatch):
+    monkeypatch.setattr(runner_module, "MIN_TIMED_SECONDS", 0.0)
+    seconds = iter([1.0, 3.0, 2.0, 4.0, 8.0, 6.0])  # fake's pass times: round 1 both tasks, round 2, round 3
+    monkeypatch.setattr(runner_module, "_timed", lambda adapter, texts: ([[] for _ in texts], next(seconds)))
+    loads = []
+
+    def loader(name, options):
+        loads.append(name)
+        return _fake_loader({})(name, options)
+
+    runs = run_benchmark(["fake", "missing"], tiny_tasks, loader=loader, repeats=3)
+    assert loads == ["fake", "missing"] * 3  # interleaved rounds, each loading the system again
+    clean, corrupt, *skipped = runs
+    chars = sum(len(item.text) for item in tiny_tasks[0].items)
+    assert clean.chars_per_s_rounds == (chars / 1.0, chars / 2.0, chars / 8.0)
+    assert clean.chars_per_s == chars / 2.0 and clean.seconds == 2.0  # the median round
+    assert corrupt.seconds == 4.0
+    assert [run.skipped is not None and run.chars_per_s_rounds is None for run in skipped] == [True, True]
+    [single] = run_benchmark(["fake"], tiny_tasks[:1], loader=_fake_loader({}))
+    assert single.chars_per_s_rounds is None  # one round: nothing to keep beside chars_per_s
