@@ -105,6 +105,9 @@ class Decoder:
         self._forced: list[int] = []  # blank-line boundaries not yet processed, increasing
         self._cand_offsets: list[np.ndarray] = []  # candidates after the open segment's start
         self._cand_probs: list[np.ndarray] = []
+        # probabilities the rules set for stored candidates (offset -> probability), written into the
+        # stored arrays when they are next merged (`_merged_candidates`): one rule's change costs O(1)
+        self._prob_updates: dict[int, float] = {}
         self._queue: list[tuple[int, float]] = []  # candidates not yet processed
         # suppression state (see `_suppress`): the last kept boundary that a later one may still displace
         self._last: tuple[int, float] | None = None
@@ -134,7 +137,7 @@ class Decoder:
         if len(offsets) == 0:
             return
         self._cand_offsets.append(np.asarray(offsets, dtype=np.int64))
-        self._cand_probs.append(np.array(probs, dtype=np.float64))  # a copy: list markers may change it
+        self._cand_probs.append(np.array(probs, dtype=np.float64))  # a copy: the rules' updates change it
         self._queue.extend(zip(offsets.tolist(), probs.tolist(), strict=True))
 
     def advance(self, upto: int) -> Iterator[Span]:
@@ -311,8 +314,17 @@ class Decoder:
 
     def _store_probability(self, offset: int, prob: float) -> None:
         """Set the stored probability of the candidate at `offset` (what `max_chars` splits by)."""
-        for offsets, probs in zip(self._cand_offsets, self._cand_probs, strict=True):
-            probs[offsets == offset] = prob
+        self._prob_updates[offset] = prob
+
+    def _merged_candidates(self) -> tuple[np.ndarray, np.ndarray]:
+        """The stored candidates (some stored first) as one pair of arrays, increasing offsets, with the
+        rules' probability updates written in."""
+        offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
+        for offset, prob in self._prob_updates.items():
+            probs[np.searchsorted(offsets, offset, "left") : np.searchsorted(offsets, offset, "right")] = prob
+        self._prob_updates.clear()
+        self._cand_offsets, self._cand_probs = [offsets], [probs]
+        return offsets, probs
 
     def _first_kept_char(self, stop: int) -> int | None:
         """Offset of the text's first non-whitespace character, if it lies before `stop`."""
@@ -386,8 +398,7 @@ class Decoder:
     def _candidates_between(self, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
         if not self._cand_offsets:
             return np.zeros(0, np.int64), np.zeros(0)
-        offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
-        self._cand_offsets, self._cand_probs = [offsets], [probs]
+        offsets, probs = self._merged_candidates()
         inside = (offsets > start) & (offsets < end)
         return offsets[inside], probs[inside]
 
@@ -399,7 +410,7 @@ class Decoder:
             self._text = self._text[cut - self._base :]
             self._base = cut
         if len(self._cand_offsets) > 64 or (self._cand_offsets and self._cand_offsets[0][0] < self._edge):
-            offsets, probs = np.concatenate(self._cand_offsets), np.concatenate(self._cand_probs)
+            offsets, probs = self._merged_candidates()
             keep = offsets > self._edge
             # an empty array is never stored: the check above reads the first stored offset
             kept = keep.any()

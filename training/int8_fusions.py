@@ -16,13 +16,10 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch or onnxruntime loads
 
-import statistics  # noqa: E402
-import time  # noqa: E402
-
 import click  # noqa: E402
 from dev_scores import load  # noqa: E402
+from preset_speed import alternated_rounds, ewt_test_texts  # noqa: E402
 
-from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
 from segmenter.int8_runtime import DISABLED_FUSIONS, Int8Session  # noqa: E402
 
 
@@ -38,25 +35,17 @@ def int8_session(segmenter) -> Int8Session:
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True)
 def main(presets: tuple[str, ...], rounds: int) -> None:
     """Print one markdown row per preset and setting: median chars/s and the seconds of each round."""
-    texts = [item.text for item in evaluation_items(load_dataset("ewt-test"), "clean")]
-    chars = sum(map(len, texts))
-    settings = ((f"without {', '.join(DISABLED_FUSIONS)}", DISABLED_FUSIONS), ("every fusion", ()))
-    runs = {}
+    settings = {f"without {', '.join(DISABLED_FUSIONS)}": DISABLED_FUSIONS, "every fusion": ()}
+    segmenters = {}
     for preset in presets:
-        for label, disabled in settings:
+        for label, disabled in settings.items():
             segmenter = load(f"{preset}@int8")
             int8_session(segmenter).disabled_fusions = disabled  # before the session opens
-            list(segmenter.pipe(texts[:2]))  # warm-up; pipe is lazy: list() runs it
-            runs[(preset, label)] = (segmenter, [])
-    for _ in range(rounds):
-        for segmenter, seconds in runs.values():
-            start = time.perf_counter()
-            list(segmenter.pipe(texts))
-            seconds.append(time.perf_counter() - start)
+            segmenters[f"{preset} | {label}"] = segmenter
+    cells = alternated_rounds(segmenters, ewt_test_texts(), rounds)
     click.echo("| preset | int8 session | chars/s (1 thread, median) | s per round |\n|---|---|---|---|")
-    for (preset, label), (_, seconds) in runs.items():
-        rounds_text = ", ".join(f"{s:.2f}" for s in seconds)
-        click.echo(f"| {preset} | {label} | {chars / statistics.median(seconds):,.0f} | {rounds_text} |")
+    for label, row in cells.items():
+        click.echo(f"| {label} | {row} |")
 
 
 if __name__ == "__main__":

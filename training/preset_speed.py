@@ -23,7 +23,31 @@ import click  # noqa: E402
 import torch  # noqa: E402
 from dev_scores import load  # noqa: E402  (a preset or probe folder, with an optional @PRECISION)
 
+from segmenter import Segmenter  # noqa: E402
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
+
+
+def ewt_test_texts() -> list[str]:
+    """The texts every speed row is timed on: EWT test, clean."""
+    return [item.text for item in evaluation_items(load_dataset("ewt-test"), "clean")]
+
+
+def alternated_rounds(segmenters: dict[str, Segmenter], texts: list[str], rounds: int) -> dict[str, str]:
+    """Warm each segmenter up on two texts, then time `rounds` rounds of one `pipe` pass over `texts`
+    per segmenter, in turn; per label, the markdown cells "median chars/s | seconds of each round"."""
+    for segmenter in segmenters.values():
+        list(segmenter.pipe(texts[:2]))  # pipe is lazy: list() runs it
+    seconds: dict[str, list[float]] = {label: [] for label in segmenters}
+    for _ in range(rounds):
+        for label, segmenter in segmenters.items():
+            start = time.perf_counter()
+            list(segmenter.pipe(texts))
+            seconds[label].append(time.perf_counter() - start)
+    chars = sum(map(len, texts))
+    return {
+        label: f"{chars / statistics.median(passes):,.0f} | {', '.join(f'{s:.2f}' for s in passes)}"
+        for label, passes in seconds.items()
+    }
 
 
 @click.command()
@@ -32,22 +56,11 @@ from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E40
 def main(probes: tuple[str, ...], rounds: int) -> None:
     """Print one markdown row per probe: median chars/s and the seconds of each round."""
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-    texts = [item.text for item in evaluation_items(load_dataset("ewt-test"), "clean")]
-    chars = sum(map(len, texts))
-    segmenters = {probe: load(probe) for probe in probes}
-    for segmenter in segmenters.values():
-        list(segmenter.pipe(texts[:2]))  # pipe is lazy: list() runs it
-    seconds: dict[str, list[float]] = {probe: [] for probe in probes}
-    for _ in range(rounds):
-        for probe, segmenter in segmenters.items():
-            start = time.perf_counter()
-            list(segmenter.pipe(texts))
-            seconds[probe].append(time.perf_counter() - start)
+    cells = alternated_rounds({probe: load(probe) for probe in probes}, ewt_test_texts(), rounds)
     threads = torch.get_num_threads()
     click.echo(f"| probe | chars/s ({threads} thread, median) | s per round |\n|---|---|---|")
-    for probe, passes in seconds.items():
-        rounds_text = ", ".join(f"{s:.2f}" for s in passes)
-        click.echo(f"| {probe} | {chars / statistics.median(passes):,.0f} | {rounds_text} |")
+    for probe, row in cells.items():
+        click.echo(f"| {probe} | {row} |")
 
 
 if __name__ == "__main__":
