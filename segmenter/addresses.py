@@ -4,7 +4,8 @@ A model reads "Jane.Doe@example.com" as the words "Jane", ".", "Doe" and may pro
 after the period. `splits_address(text, at)` says whether a boundary at offset `at` would fall inside an
 address: inside a run of characters without whitespace that holds an e-mail address ("name@host.tld")
 or a URL ("scheme://...", "www...."). Punctuation that ends the run ("... at www.example.com.") is not
-part of the address.
+part of the address. `introduced_address(text, at)` says whether a boundary at `at` would cut an address
+off from the colon or comma that introduces it on the same line ("More details: | http://...").
 
 This module only reads text; it knows nothing of models or probabilities.
 """
@@ -12,6 +13,8 @@ This module only reads text; it knows nothing of models or probabilities.
 from __future__ import annotations
 
 import re
+
+from segmenter.charclasses import LINE_BREAKS
 
 RUN_MAX = 64  # characters read on each side of `at`: a longer run is not read beyond them
 
@@ -44,3 +47,32 @@ def splits_address(text: str, at: int) -> bool:
         end += 1
     run = text[start:end]
     return any(m.start() < at - start < m.end() for m in _ADDRESS.finditer(run))
+
+
+INTRODUCERS = frozenset(":,")  # the characters that introduce an address within a sentence
+
+
+def introduced_address(text: str, at: int) -> bool:
+    r"""Whether a boundary at offset `at` would separate an address that starts at `at` from the colon
+    or comma right before it (whitespace between them, no line break in it).
+
+    >>> text = "More details: http://example.com/news or mail: jo@example.org"
+    >>> introduced_address(text, text.index("http")), introduced_address(text, text.index("jo@"))
+    (True, True)
+    >>> introduced_address("The end.\nhttp://example.com", 9), introduced_address("Links:\nwww.a.org", 7)
+    (False, False)
+    """
+    if at <= 0 or at >= len(text) or not text[at - 1].isspace():
+        return False
+    before = at - 1
+    while before >= 0 and text[before].isspace():
+        if text[before] in LINE_BREAKS:
+            return False
+        before -= 1
+    if before < 0 or text[before] not in INTRODUCERS:
+        return False
+    end = at
+    ceiling = min(at + RUN_MAX, len(text))
+    while end < ceiling and not text[end].isspace():
+        end += 1
+    return _ADDRESS.match(text, at, end) is not None

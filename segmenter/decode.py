@@ -185,7 +185,8 @@ class Decoder:
             if offset >= limit:
                 keep_queue.append((offset, prob))
             elif prob >= threshold and offset > 0:
-                if addresses.splits_address(self._text, offset - self._base):
+                at = offset - self._base
+                if addresses.splits_address(self._text, at) or addresses.introduced_address(self._text, at):
                     self._store_probability(offset, 0.0)  # nor may `max_chars` cut there
                 else:
                     events[offset] = prob

@@ -64,6 +64,18 @@ def test_no_boundary_inside_an_email_address_or_url():
     assert _texts("It ended.Then more", [9], [0.9]) == ["It ended.", "Then more"]
 
 
+def test_an_address_after_a_colon_or_comma_stays_in_its_sentence():
+    text = "For more details: http://www.example.co.uk/news Then more."
+    cuts = [text.index("http"), text.index("Then")]
+    assert _texts(text, cuts, [0.9, 0.9]) == ["For more details: http://www.example.co.uk/news", "Then more."]
+    text = "Use this link, www.example.org and write to: jo@example.org now."
+    assert _texts(text, [text.index("www"), text.index("jo@")], [0.9, 0.9]) == [text]
+    # on a line of its own, after a full stop, or a word that is no address: the boundary stays
+    assert _texts("Links:\nhttp://example.org", [7], [0.9]) == ["Links:", "http://example.org"]
+    assert _texts("The end. http://example.org", [9], [0.9]) == ["The end.", "http://example.org"]
+    assert _texts("It goes: Http is a protocol", [9], [0.9]) == ["It goes:", "Http is a protocol"]
+
+
 def test_max_chars_does_not_cut_inside_an_address():
     text = "Write to jane.doe@example.com today please"
     spans = decode(text, np.array([14, 30]), np.array([0.9, 0.2]), DecodeConfig(threshold=0.5, max_chars=30))
