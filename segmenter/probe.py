@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import shutil
@@ -38,6 +39,7 @@ from segmenter.features import gap_picks
 from segmenter.probe_arrays import check_keep, layers_of
 
 if TYPE_CHECKING:
+    import threadpoolctl
     import torch
 
 ARRAYS = "probe.npz"
@@ -126,12 +128,10 @@ class Probe:
         """(G,) logits of the gaps `picks` (G, slots) rows of x (N, F) fill, in numpy float32."""
         if (slots, "numpy") not in self._cache:
             self._cache[(slots, "numpy")] = self._fold(slots)
-        from threadpoolctl import threadpool_limits
-
         by_slot, b0 = self._cache[(slots, "numpy")]
         # One BLAS thread: BLAS threads keep spinning after a product and slow the encoder's next run
         # (at two threads: 52,000-61,000 chars/s with two BLAS threads, 62,000 with one).
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _blas_libraries().limit(limits=1, user_api="blas"):
             per_slot = (x @ by_slot).reshape(len(x), slots, -1)  # (N, slots, H0)
             h = per_slot[picks, np.arange(slots)].sum(1) + b0  # (G, H0)
             for w, b in zip(self.weights[1:], self.biases[1:], strict=True):
@@ -419,6 +419,15 @@ def _flushing_denormals():
     finally:
         if flushing:
             torch.set_flush_denormal(False)
+
+
+@functools.cache
+def _blas_libraries() -> threadpoolctl.ThreadpoolController:
+    """The thread pools loaded in this process (numpy's BLAS among them), found once: finding them
+    reads the process's memory map, about a millisecond, which `threadpool_limits` spends on every call."""
+    import threadpoolctl
+
+    return threadpoolctl.ThreadpoolController()
 
 
 def _sigmoid(logits: np.ndarray) -> np.ndarray:
