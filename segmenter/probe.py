@@ -37,6 +37,7 @@ from segmenter.errors import ProbeError
 from segmenter.extras import require
 from segmenter.features import gap_picks
 from segmenter.probe_arrays import check_keep, layers_of
+from segmenter.probe_meta import is_folder_name
 
 if TYPE_CHECKING:
     import threadpoolctl
@@ -63,6 +64,8 @@ class Probe:
                  "encoder.layer.N.units": ascending int64 indices, `segmenter.pruning`); applied
                  before the deltas are merged; empty when no block was pruned
     source:      the folder it was loaded from (None when built in memory); not saved
+    punctuated:  the probe that reads punctuated text in this one's place, where its meta names one
+                 (`punctuated_probe`: a folder inside this probe's); saved and loaded with it
     """
 
     mean: np.ndarray
@@ -73,6 +76,7 @@ class Probe:
     deltas: dict[str, np.ndarray] = field(default_factory=dict)
     pruning: dict[str, np.ndarray] = field(default_factory=dict)
     source: str | None = None
+    punctuated: Probe | None = None
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # derived, not saved
 
     @property
@@ -194,12 +198,18 @@ class Probe:
         (linked or copied into the new one); a symbolic link to a folder is followed.
         """
 
+        name = _punctuated_name(self.meta) if self.punctuated is not None else None
+
         def write(new: Path) -> None:
             np.savez(new / ARRAYS, **self.arrays())
             (new / META).write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+            if name is not None:
+                (new / name).mkdir()
+                self.punctuated.save(new / name)
 
         given = Path(folder)
-        _replace_folder(given.resolve() if given.is_symlink() else given, write, (ARRAYS, META))
+        written = (ARRAYS, META) if name is None else (ARRAYS, META, name)
+        _replace_folder(given.resolve() if given.is_symlink() else given, write, written)
         return given
 
     @classmethod
@@ -229,11 +239,13 @@ class Probe:
                 f"probe file {arrays_path} is corrupted ({exc}); retrain with `segmenter train`"
             ) from exc
         try:
-            return replace(cls.from_arrays(arrays, meta), source=str(folder))
+            probe = replace(cls.from_arrays(arrays, meta), source=str(folder))
         except (KeyError, ValueError) as exc:
             raise ProbeError(
                 f"probe file {arrays_path} is inconsistent ({exc}); retrain with `segmenter train`"
             ) from exc
+        name = _punctuated_name(meta, source=str(meta_path))
+        return probe if name is None else replace(probe, punctuated=cls.load(folder / name))
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict) -> Probe:
@@ -268,7 +280,8 @@ class Probe:
         arrays = {
             k: {"shape": list(v.shape), "data": v.astype("<f4").tobytes()} for k, v in self.arrays().items()
         }
-        return {"arrays": arrays, "meta": self.meta}
+        punctuated = {} if self.punctuated is None else {"punctuated": self.punctuated.to_bytes()}
+        return {"arrays": arrays, "meta": self.meta, **punctuated}
 
     @classmethod
     def from_bytes(cls, data: dict) -> Probe:
@@ -277,9 +290,13 @@ class Probe:
                 k: np.frombuffer(v["data"], dtype="<f4").reshape(v["shape"]).astype(np.float32)
                 for k, v in data["arrays"].items()
             }
-            return cls.from_arrays(arrays, dict(data.get("meta", {})))
+            probe = cls.from_arrays(arrays, dict(data.get("meta", {})))
         except (KeyError, ValueError, TypeError) as exc:
             raise ProbeError(f"stored probe is inconsistent ({exc}); retrain with `segmenter train`") from exc
+        if data.get("punctuated") is None:
+            return probe
+        _punctuated_name(probe.meta, source="the stored probe's meta")
+        return replace(probe, punctuated=cls.from_bytes(data["punctuated"]))
 
 
 def fit(
@@ -419,6 +436,17 @@ def _flushing_denormals():
     finally:
         if flushing:
             torch.set_flush_denormal(False)
+
+
+def _punctuated_name(meta: dict, source: str = "the probe's meta") -> str | None:
+    """The folder name of the punctuated probe `meta` names (None: it names none); a ProbeError when
+    it is not a plain folder name inside the probe's folder."""
+    name = meta.get("punctuated_probe")
+    if name is None:
+        return None
+    if not is_folder_name(name):
+        raise ProbeError(f"{source}: punctuated_probe must name a folder inside the probe's, got {name!r}")
+    return name
 
 
 @functools.cache

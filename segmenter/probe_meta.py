@@ -29,6 +29,7 @@ SETTING_KEYS = (
     "thresholds",
     "thresholds_by_precision",
     "automatic_precision",
+    "punctuated_probe",
 )
 AUTOMATIC_PRECISIONS = ("int8",)  # what a probe may name as its automatic precision
 
@@ -47,6 +48,10 @@ class ProbeMeta:
                 thresholds) to read at it instead, chosen on features of that precision; possibly empty.
     automatic_precision: "int8" where the probe runs at int8 when its precision is "auto" and the CPU
                 does int8 natively (`segmenter.int8_runtime.int8_native`); None: the float default.
+    punctuated_probe: a probe folder, relative to this probe's, that reads the texts the segmenter
+                judges punctuated (`segmenter.stream.condition_for` says "clean") in this probe's
+                place, with its own encoder and thresholds; it must read the same features and
+                windows. None: this probe reads every text.
     training:   the training record, as written to meta.json beside the fields above: kind,
                 hidden_units, members, seed, split_seed, conditions, unmarked_share, training_data,
                 n_documents, n_train_gaps, n_train_boundaries, held_out_gap_scores, created, and from
@@ -62,6 +67,7 @@ class ProbeMeta:
     training: Mapping[str, Any] = field(default_factory=dict)
     thresholds_by_precision: Mapping[str, tuple[float, Mapping[str, float]]] = field(default_factory=dict)
     automatic_precision: str | None = None
+    punctuated_probe: str | None = None
 
     def __post_init__(self) -> None:
         others = [t for one, per in self.thresholds_by_precision.values() for t in (one, *per.values())]
@@ -71,6 +77,10 @@ class ProbeMeta:
             raise ConfigError(
                 f"automatic_precision must be one of {', '.join(AUTOMATIC_PRECISIONS)}, "
                 f"got {self.automatic_precision!r}"
+            )
+        if self.punctuated_probe is not None and not is_folder_name(self.punctuated_probe):
+            raise ConfigError(
+                f"punctuated_probe must name a folder inside the probe's, got {self.punctuated_probe!r}"
             )
         clash = sorted(set(self.training) & set(SETTING_KEYS))
         if clash:
@@ -87,6 +97,7 @@ class ProbeMeta:
             "backbone": self.backbone,
             "precision": self.precision,
             "automatic_precision": self.automatic_precision,
+            "punctuated_probe": self.punctuated_probe,
         }
         by_precision = {
             name: {"threshold": one, "thresholds": dict(per)}
@@ -140,8 +151,18 @@ class ProbeMeta:
                 training={key: value for key, value in meta.items() if key not in SETTING_KEYS},
                 thresholds_by_precision=by_precision,
                 automatic_precision=meta.get("automatic_precision"),
+                punctuated_probe=_optional_str(meta.get("punctuated_probe")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProbeError(
                 f"{source} lacks or garbles a field ({exc}); retrain with `segmenter train`"
             ) from exc
+
+
+def _optional_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def is_folder_name(name: object) -> bool:
+    """Whether `name` names a folder right inside another (`punctuated_probe`): no separator, not "."."""
+    return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name

@@ -16,16 +16,17 @@ Training lives in `segmenter.train`; the spaCy wrapper in `segmenter.spacy_compo
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from segmenter.backbones import DEFAULT_MODEL_NAME
 from segmenter.compiled import open_encoder
-from segmenter.conditions import TEXT_CONDITIONS
+from segmenter.conditions import CLEAN, TEXT_CONDITIONS
 from segmenter.config import (
     DEFAULT_PRESET,
     DecodeConfig,
@@ -129,6 +130,7 @@ class Segmenter:
         self.strategy, self.batch_size = config.strategy, config.batch_size
         backbone = DEFAULT_MODEL_NAME if config.model is None else config.model
         self.probe: Probe | None = None
+        punctuated: Probe | None = None
         if config.strategy == "probe":
             try:
                 self.probe = load_probe_for(backbone, config.probe, config.preset)
@@ -138,20 +140,10 @@ class Segmenter:
 
                     Encoder(config.model, device=config.device, max_layer=1)
                 raise
-            meta_file = (
-                "the probe's meta"
-                if self.probe.source is None
-                else str(Path(self.probe.source) / "meta.json")
-            )
-            settings = settings_from_meta(self.probe.meta, source=meta_file)
-            features, window = settings.features, settings.window
-            precision = encoder_precision(config, self.probe, features, settings.automatic_precision)
-            default_threshold, per_condition = settings.thresholds_at(precision)
-        else:
-            features, default_threshold = UNSUPERVISED[config.strategy]
-            window, per_condition = WindowConfig(), {}
-            precision = encoder_precision(config, None, features)
+            settings = settings_from_meta(self.probe.meta, source=_meta_file(self.probe))
+            punctuated = _punctuated_probe(self.probe, settings)
         threshold, max_chars = config.threshold, config.max_chars
+        self.scorer, (default_threshold, per_condition) = _open_scorer(config, self.probe)
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
@@ -162,23 +154,25 @@ class Segmenter:
             else self.decoding
             for condition in TEXT_CONDITIONS
         }
-        encoder = open_encoder(
-            config.model,
-            device=config.device,
-            max_layer=max(features.layers),
-            precision=precision,
-            deltas=self.probe.deltas if self.probe is not None else None,
-            pruning=self.probe.pruning if self.probe is not None else None,
-        )
-        if window.size > encoder.max_positions:
-            window = WindowConfig(size=encoder.max_positions, stride=encoder.max_positions // 2)
-        if self.probe is not None:
-            check_probe_fits(self.probe, features, encoder)
-        self.scorer = GapScorer(encoder, features, window, self.probe, config.strategy)
+        # The scorer of each condition: the probe's, except where its meta names a punctuated probe.
+        self._scorers = {condition: self.scorer for condition in TEXT_CONDITIONS}
+        if punctuated is not None:
+            scorer, (one, per) = _open_scorer(config, punctuated)
+            self._scorers[CLEAN] = scorer
+            self._decodings[CLEAN] = DecodeConfig(
+                threshold=per.get(CLEAN, one) if threshold is None else threshold, max_chars=max_chars
+            )
 
     @property
     def encoder(self) -> Encoder:
+        """The encoder of the probe itself (of unpunctuated text, where a punctuated probe reads the rest)."""
         return self.scorer.encoder
+
+    @property
+    def scorers(self) -> Mapping[str, GapScorer]:
+        """The gap scorer that reads each condition's texts ("clean", "corrupt"): one scorer for both,
+        except where the probe names a punctuated probe."""
+        return MappingProxyType(self._scorers)
 
     @property
     def features(self) -> FeatureConfig:
@@ -205,7 +199,7 @@ class Segmenter:
 
     def stream(self) -> TextStream:
         """A `TextStream` of this segmenter: `feed` it chunks, then `close` it."""
-        return TextStream(self.scorer, self.batch_size, self._decodings)
+        return TextStream(self._scorers, self.batch_size, self._decodings)
 
     def _stream_spans(self, chunks: Iterable[str]) -> Iterator[Span]:
         stream = self.stream()
@@ -253,8 +247,12 @@ class Segmenter:
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
-        tokens = [self.tokenize(text) for text in texts]
-        scores = self.scorer.gap_scores(tokens, size)
+        tokens = [self.tokenize(text) for text in texts]  # every condition's scorer reads the same tokens
+        scores: list[np.ndarray | None] = [None] * len(texts)
+        for scorer in {id(scorer): scorer for scorer in self._scorers.values()}.values():
+            mine = [i for i, text in enumerate(texts) if self._scorers[condition_for(text)] is scorer]
+            for i, text_scores in zip(mine, scorer.gap_scores([tokens[i] for i in mine], size), strict=True):
+                scores[i] = text_scores
         return [_candidates(t, s) for t, s in zip(tokens, scores, strict=True)]
 
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
@@ -314,6 +312,60 @@ def settings_from_meta(meta: dict, source: str = "the probe's meta") -> ProbeMet
     """Feature config, window config and thresholds recorded in a probe's meta (`ProbeMeta.from_json`);
     ProbeError naming `source` when a field is missing or malformed."""
     return ProbeMeta.from_json(meta, source)
+
+
+def _meta_file(probe: Probe) -> str:
+    """How errors name `probe`'s meta: its meta.json's path where it was loaded from a folder."""
+    return "the probe's meta" if probe.source is None else str(Path(probe.source) / "meta.json")
+
+
+def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> Probe | None:
+    """The probe that reads punctuated text in `probe`'s place (`Probe.punctuated`, named by its meta's
+    `punctuated_probe`), or None; a ProbeError when it is missing or reads otherwise."""
+    if settings.punctuated_probe is None:
+        return None
+    punctuated = probe.punctuated
+    if punctuated is None:
+        raise ProbeError(
+            f"{_meta_file(probe)} names a punctuated probe ({settings.punctuated_probe!r}) that the probe "
+            "does not hold; load the probe from its folder with Probe.load"
+        )
+    own = settings_from_meta(punctuated.meta, source=_meta_file(punctuated))
+    if (own.features, own.window, own.backbone) != (settings.features, settings.window, settings.backbone):
+        raise ProbeError(
+            f"{_meta_file(punctuated)} reads other features, windows or backbone than "
+            f"{_meta_file(probe)}; a punctuated probe must read the same"
+        )
+    if own.punctuated_probe is not None:
+        raise ProbeError(f"{_meta_file(punctuated)}: a punctuated probe cannot name one of its own")
+    return punctuated
+
+
+def _open_scorer(config: SegmenterConfig, probe: Probe | None) -> tuple[GapScorer, tuple[float, dict]]:
+    """The gap scorer of `probe` (None: of `config.strategy`) and the (threshold, per-condition
+    thresholds) it decodes with at the encoder precision it gets."""
+    if probe is not None:
+        settings = settings_from_meta(probe.meta, source=_meta_file(probe))
+        features, window = settings.features, settings.window
+        precision = encoder_precision(config, probe, features, settings.automatic_precision)
+        one, per = settings.thresholds_at(precision)
+    else:
+        features, one = UNSUPERVISED[config.strategy]
+        window, per = WindowConfig(), {}
+        precision = encoder_precision(config, None, features)
+    encoder = open_encoder(
+        config.model,
+        device=config.device,
+        max_layer=max(features.layers),
+        precision=precision,
+        deltas=probe.deltas if probe is not None else None,
+        pruning=probe.pruning if probe is not None else None,
+    )
+    if window.size > encoder.max_positions:
+        window = WindowConfig(size=encoder.max_positions, stride=encoder.max_positions // 2)
+    if probe is not None:
+        check_probe_fits(probe, features, encoder)
+    return GapScorer(encoder, features, window, probe, config.strategy), (one, dict(per))
 
 
 def expected_width(features: FeatureConfig, encoder: Encoder) -> int:

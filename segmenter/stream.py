@@ -86,18 +86,24 @@ class TextStream:
     """Spans of one text fed in chunks: `feed(chunk)` and `close()` yield spans in order, with offsets
     into the whole text (the concatenation of the chunks).
 
-    scorer:     the gap scorer (tokens, encoder windows, probabilities) every entry point shares.
+    scorers:    the gap scorer (tokens, encoder windows, probabilities) per condition ("clean",
+                "corrupt"), shared with every entry point; the text's start chooses (`condition_for`).
+                They read the same tokens and windows, so the text is tokenized and its windows
+                planned before the choice; no window runs before it (with PIECE_CHARS at least
+                LOOK_CHARS, none is ready to run before it).
     batch_size: windows per encoder batch.
-    decodings:  the decoding settings per condition ("clean", "corrupt"); the text's start chooses
-                (`condition_for`).
+    decodings:  the decoding settings per condition, chosen with the scorer.
     """
 
-    def __init__(self, scorer: GapScorer, batch_size: int, decodings: Mapping[str, DecodeConfig]):
-        self.scorer = scorer
+    def __init__(
+        self, scorers: Mapping[str, GapScorer], batch_size: int, decodings: Mapping[str, DecodeConfig]
+    ):
+        self.scorers = scorers
+        self.scorer = scorers[CLEAN]  # until the text's start chooses
         self.batch_size = batch_size
         self.decodings = decodings
         self.decoder = Decoder(decodings[CLEAN])
-        self._decided = False  # whether the decoder's threshold has been chosen (from the text's start)
+        self._decided = False  # whether the text's start has chosen the threshold and the scorer
         self._head: list[str] = []  # the text's start, kept until the choice is made
         self._head_len = 0
         self._chunks: list[str] = []  # text not yet tokenized, from global offset self._pending_base on
@@ -106,10 +112,10 @@ class TextStream:
         self._pending_base = 0
         self._previous_char = " "  # the last character of the text so far that the tokenizer keeps
         # token buffer: tokens from global index self._tok_base on, with global character offsets
-        self._tokens = _empty_tokens(scorer.features)
+        self._tokens = _empty_tokens(self.scorer.features)
         self._line_state = TEXT_START  # what the text so far leaves open for the line features
         self._tok_base = 0
-        self._planner = WindowPlanner(scorer.window)  # windows in global token indices
+        self._planner = WindowPlanner(self.scorer.window)  # windows in global token indices
         self._averager = GapAverager()  # gap i lies after global token i
         self._final = 0  # gaps before this global index have their final score
         self._queued: list[Window] = []  # planned windows not yet run
@@ -164,7 +170,8 @@ class TextStream:
 
     def _decide(self) -> None:
         if not self._decided:
-            self.decoder.config = self.decodings[condition_for("".join(self._head))]
+            condition = condition_for("".join(self._head))
+            self.decoder.config, self.scorer = self.decodings[condition], self.scorers[condition]
             self._decided, self._head = True, []
 
     def _add_piece(self, piece: str) -> None:
@@ -205,7 +212,8 @@ class TextStream:
         planned = self._planner.advance(self._n_tokens, final)
         self._queued.extend(w for w in planned if len(w) >= 2)
         size = self.batch_size
-        while len(self._queued) >= size or (final and self._queued):
+        # no window runs before the text's start has chosen the scorer (`close` chooses first)
+        while self._decided and (len(self._queued) >= size or (final and self._queued)):
             batch, self._queued = self._queued[:size], self._queued[size:]
             self._score(batch)
             if not final:

@@ -60,15 +60,19 @@ def count_windows(monkeypatch):
 
     def install(segmenter: Segmenter) -> SimpleNamespace:
         record = SimpleNamespace(rows=0, positions=0, widest=0)
-        forward = segmenter.encoder.forward
 
-        def counting(input_ids, attention_mask, *args, **kwargs):
-            record.rows += input_ids.shape[0]
-            record.positions += input_ids.size
-            record.widest = max(record.widest, input_ids.shape[1])
-            return forward(input_ids, attention_mask, *args, **kwargs)
+        def counting(forward):
+            def count(input_ids, attention_mask, *args, **kwargs):
+                record.rows += input_ids.shape[0]
+                record.positions += input_ids.size
+                record.widest = max(record.widest, input_ids.shape[1])
+                return forward(input_ids, attention_mask, *args, **kwargs)
 
-        monkeypatch.setattr(segmenter.encoder, "forward", counting)
+            return count
+
+        # every encoder the segmenter reads with (the default reads punctuated text with another)
+        for encoder in {id(s.encoder): s.encoder for s in segmenter.scorers.values()}.values():
+            monkeypatch.setattr(encoder, "forward", counting(encoder.forward))
         return record
 
     return install
