@@ -214,7 +214,14 @@ class Probe:
 
     @classmethod
     def load(cls, folder: str | Path) -> Probe:
-        folder = Path(folder)
+        """The probe saved in `folder` (with the punctuated probe its meta names, from inside it); a
+        ProbeError naming the file when one is missing, corrupted or inconsistent."""
+        return cls._load(Path(folder), nested=False)
+
+    @classmethod
+    def _load(cls, folder: Path, nested: bool) -> Probe:
+        """`load`; `nested`: `folder` holds a punctuated probe, which may not name one of its own (a
+        folder linked to its parent would otherwise be read forever)."""
         arrays_path, meta_path = folder / ARRAYS, folder / META
         for path in (arrays_path, meta_path):
             if not path.is_file():
@@ -244,8 +251,8 @@ class Probe:
             raise ProbeError(
                 f"probe file {arrays_path} is inconsistent ({exc}); retrain with `segmenter train`"
             ) from exc
-        name = _punctuated_name(meta, source=str(meta_path))
-        return probe if name is None else replace(probe, punctuated=cls.load(folder / name))
+        name = _punctuated_name(meta, source=str(meta_path), nested=nested)
+        return probe if name is None else replace(probe, punctuated=cls._load(folder / name, nested=True))
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict) -> Probe:
@@ -296,7 +303,10 @@ class Probe:
         if data.get("punctuated") is None:
             return probe
         _punctuated_name(probe.meta, source="the stored probe's meta")
-        return replace(probe, punctuated=cls.from_bytes(data["punctuated"]))
+        punctuated = cls.from_bytes(data["punctuated"])
+        if punctuated.punctuated is not None:
+            raise ProbeError("the stored probe's punctuated probe names one of its own, which none may")
+        return replace(probe, punctuated=punctuated)
 
 
 def fit(
@@ -438,12 +448,15 @@ def _flushing_denormals():
             torch.set_flush_denormal(False)
 
 
-def _punctuated_name(meta: dict, source: str = "the probe's meta") -> str | None:
+def _punctuated_name(meta: dict, source: str = "the probe's meta", nested: bool = False) -> str | None:
     """The folder name of the punctuated probe `meta` names (None: it names none); a ProbeError when
-    it is not a plain folder name inside the probe's folder."""
+    it is not a plain folder name inside the probe's folder, or when `meta` is a punctuated probe's
+    (`nested`)."""
     name = meta.get("punctuated_probe")
     if name is None:
         return None
+    if nested:
+        raise ProbeError(f"{source}: a punctuated probe cannot name one of its own")
     if not is_folder_name(name):
         raise ProbeError(f"{source}: punctuated_probe must name a folder inside the probe's, got {name!r}")
     return name

@@ -248,11 +248,17 @@ class Segmenter:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
         tokens = [self.tokenize(text) for text in texts]  # every condition's scorer reads the same tokens
-        scores: list[np.ndarray | None] = [None] * len(texts)
-        for scorer in {id(scorer): scorer for scorer in self._scorers.values()}.values():
-            mine = [i for i, text in enumerate(texts) if self._scorers[condition_for(text)] is scorer]
-            for i, text_scores in zip(mine, scorer.gap_scores([tokens[i] for i in mine], size), strict=True):
-                scores[i] = text_scores
+        if self._scorers[CLEAN] is self.scorer:  # one scorer for every text
+            scores = self.scorer.gap_scores(tokens, size)
+        else:
+            scores = [None] * len(texts)
+            groups: dict[str, list[int]] = {}
+            for i, text in enumerate(texts):
+                groups.setdefault(condition_for(text), []).append(i)
+            for condition, mine in groups.items():
+                found = self._scorers[condition].gap_scores([tokens[i] for i in mine], size)
+                for i, text_scores in zip(mine, found, strict=True):
+                    scores[i] = text_scores
         return [_candidates(t, s) for t, s in zip(tokens, scores, strict=True)]
 
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:

@@ -131,3 +131,18 @@ def test_the_scorers_say_which_reads_what(routed):
     assert routed.scorers["corrupt"].encoder is routed.encoder
     one = Segmenter(preset="fast")
     assert one.scorers["clean"] is one.scorers["corrupt"]
+
+
+def test_a_punctuated_probe_that_names_one_of_its_own_is_refused(tmp_path):
+    """Its folder linked to its parent would otherwise be read forever."""
+    from segmenter.probe import Probe
+
+    folder = _copy_accurate(tmp_path / "accurate")
+    shutil.rmtree(folder / "punctuated")
+    (folder / "punctuated").symlink_to(folder, target_is_directory=True)
+    with pytest.raises(ProbeError, match="cannot name one of its own"):
+        Probe.load(folder)
+    nested = Probe.load(ACCURATE).to_bytes()
+    nested["punctuated"]["punctuated"] = dict(nested["punctuated"])  # a stored probe three deep
+    with pytest.raises(ProbeError, match="names one of its own"):
+        Probe.from_bytes(nested)
