@@ -41,11 +41,7 @@ def splits_address(text: str, at: int) -> bool:
     floor = max(at - RUN_MAX, 0)
     while start > floor and not text[start - 1].isspace():
         start -= 1
-    end = at + 1
-    ceiling = min(at + RUN_MAX, len(text))
-    while end < ceiling and not text[end].isspace():
-        end += 1
-    run = text[start:end]
+    run = text[start : _run_end(text, at, at + 1)]
     return any(m.start() < at - start < m.end() for m in _ADDRESS.finditer(run))
 
 
@@ -71,8 +67,13 @@ def introduced_address(text: str, at: int) -> bool:
         before -= 1
     if before < 0 or text[before] not in INTRODUCERS:
         return False
-    end = at
+    return _ADDRESS.match(text, at, _run_end(text, at, at)) is not None
+
+
+def _run_end(text: str, at: int, end: int) -> int:
+    """Where the run of characters without whitespace that goes on at `end` stops, read no further
+    than RUN_MAX characters after `at`."""
     ceiling = min(at + RUN_MAX, len(text))
     while end < ceiling and not text[end].isspace():
         end += 1
-    return _ADDRESS.match(text, at, end) is not None
+    return end

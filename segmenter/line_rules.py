@@ -147,7 +147,5 @@ def _complete_lines(content: str, text_start: bool) -> list[str]:
 
 def _last_line(content: str, text_start: bool) -> str | None:
     """The last line of `content` (text before a line break), if it starts within `content`."""
-    lines = content.splitlines()
-    if not lines:
-        return None
-    return lines[-1] if len(lines) > 1 or text_start else None
+    lines = _complete_lines(content, text_start)
+    return lines[-1] if lines else None

@@ -130,7 +130,8 @@ class Segmenter:
         self.strategy, self.batch_size = config.strategy, config.batch_size
         backbone = DEFAULT_MODEL_NAME if config.model is None else config.model
         self.probe: Probe | None = None
-        punctuated: Probe | None = None
+        settings: ProbeMeta | None = None
+        punctuated: tuple[Probe, ProbeMeta] | None = None
         if config.strategy == "probe":
             try:
                 self.probe = load_probe_for(backbone, config.probe, config.preset)
@@ -143,7 +144,7 @@ class Segmenter:
             settings = settings_from_meta(self.probe.meta, source=_meta_file(self.probe))
             punctuated = _punctuated_probe(self.probe, settings)
         threshold, max_chars = config.threshold, config.max_chars
-        self.scorer, (default_threshold, per_condition) = _open_scorer(config, self.probe)
+        self.scorer, (default_threshold, per_condition) = _open_scorer(config, self.probe, settings)
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
@@ -157,7 +158,7 @@ class Segmenter:
         # The scorer of each condition: the probe's, except where its meta names a punctuated probe.
         self._scorers = {condition: self.scorer for condition in TEXT_CONDITIONS}
         if punctuated is not None:
-            scorer, (one, per) = _open_scorer(config, punctuated)
+            scorer, (one, per) = _open_scorer(config, *punctuated)
             self._scorers[CLEAN] = scorer
             self._decodings[CLEAN] = DecodeConfig(
                 threshold=per.get(CLEAN, one) if threshold is None else threshold, max_chars=max_chars
@@ -325,9 +326,9 @@ def _meta_file(probe: Probe) -> str:
     return "the probe's meta" if probe.source is None else str(Path(probe.source) / "meta.json")
 
 
-def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> Probe | None:
+def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> tuple[Probe, ProbeMeta] | None:
     """The probe that reads punctuated text in `probe`'s place (`Probe.punctuated`, named by its meta's
-    `punctuated_probe`), or None; a ProbeError when it is missing or reads otherwise."""
+    `punctuated_probe`) and its settings, or None; a ProbeError when it is missing or reads otherwise."""
     if settings.punctuated_probe is None:
         return None
     punctuated = probe.punctuated
@@ -344,14 +345,15 @@ def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> Probe | None:
         )
     if own.punctuated_probe is not None:
         raise ProbeError(f"{_meta_file(punctuated)}: a punctuated probe cannot name one of its own")
-    return punctuated
+    return punctuated, own
 
 
-def _open_scorer(config: SegmenterConfig, probe: Probe | None) -> tuple[GapScorer, tuple[float, dict]]:
-    """The gap scorer of `probe` (None: of `config.strategy`) and the (threshold, per-condition
-    thresholds) it decodes with at the encoder precision it gets."""
-    if probe is not None:
-        settings = settings_from_meta(probe.meta, source=_meta_file(probe))
+def _open_scorer(
+    config: SegmenterConfig, probe: Probe | None, settings: ProbeMeta | None
+) -> tuple[GapScorer, tuple[float, dict]]:
+    """The gap scorer of `probe` read with its `settings` (None, None: of `config.strategy`) and the
+    (threshold, per-condition thresholds) it decodes with at the encoder precision it gets."""
+    if probe is not None and settings is not None:
         features, window = settings.features, settings.window
         precision = encoder_precision(config, probe, features, settings.automatic_precision)
         one, per = settings.thresholds_at(precision)
