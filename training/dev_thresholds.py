@@ -6,7 +6,8 @@
 the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless it
 looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise on a 0.05 grid:
 first the clean threshold (the unpunctuated one as trained) for the highest score, then the
-unpunctuated threshold for the highest score with that clean one. Gap probabilities are computed once
+unpunctuated threshold for the highest score with that clean one. A probe trained on one condition
+(`--conditions clean`) has only that one searched and written. Gap probabilities are computed once
 per dev text; every grid point only decodes. Prints the row at the trained thresholds, the row at the
 chosen ones and the pair; `--write` stores the pair in the probe's meta.json: for a float precision
 as `thresholds.clean`, `thresholds.corrupt` and `threshold` (with `thresholds_from` saying where they
@@ -69,9 +70,13 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
         gaps = segmenter.gap_probabilities([t.text for t in texts])
         conditions = [segmenter.condition_for(t.text) for t in texts]  # which threshold reads each text
         cells.append((name, list(zip(texts, gaps, conditions, strict=True))))
-    trained = {c: float(segmenter.probe.meta["thresholds"][c]) for c in ("clean", "corrupt")}
+    trained_meta = segmenter.probe.meta
+    # a probe trained on one condition (--conditions clean) reads the other with its one threshold
+    one = trained_meta["threshold"]
+    trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     best = dict(trained)
-    for which in ("clean", "corrupt"):
+    searched = [c for c in ("clean", "corrupt") if c in trained_meta["conditions"]]
+    for which in searched:
         scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in GRID}
         best[which] = max(scores, key=lambda t: (scores[t], -abs(t - trained[which])))
         click.echo(f"{which}: " + " ".join(f"{t:.2f}:{s:.4f}" for t, s in scores.items()), err=True)
@@ -84,11 +89,12 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
         source = "the six UD English dev files (training/dev_thresholds.py)"
         if segmenter.encoder.precision == "int8":
             by_precision = meta.setdefault("thresholds_by_precision", {})
-            by_precision["int8"] = {"threshold": best["clean"], "thresholds": best}
+            chosen = {c: best[c] for c in searched}
+            by_precision["int8"] = {"threshold": best[searched[0]], "thresholds": chosen}
             meta["int8_thresholds_from"] = source
         else:
-            meta["thresholds"] = {**meta.get("thresholds", {}), **best}
-            meta["threshold"] = best["clean"]
+            meta["thresholds"] = {**meta.get("thresholds", {}), **{c: best[c] for c in searched}}
+            meta["threshold"] = best[searched[0]]
             meta["thresholds_from"] = source
         meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         click.echo(f"wrote {meta_path}", err=True)
