@@ -75,7 +75,7 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
     one = trained_meta["threshold"]
     trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     best = dict(trained)
-    searched = [c for c in ("clean", "corrupt") if c in trained_meta["conditions"]]
+    searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
     for which in searched:
         scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in GRID}
         best[which] = max(scores, key=lambda t: (scores[t], -abs(t - trained[which])))
