@@ -87,13 +87,13 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
         meta_path = probe / "meta.json"
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         source = "the six UD English dev files (training/dev_thresholds.py)"
+        chosen = {c: best[c] for c in searched}
         if segmenter.encoder.precision == "int8":
             by_precision = meta.setdefault("thresholds_by_precision", {})
-            chosen = {c: best[c] for c in searched}
             by_precision["int8"] = {"threshold": best[searched[0]], "thresholds": chosen}
             meta["int8_thresholds_from"] = source
         else:
-            meta["thresholds"] = {**meta.get("thresholds", {}), **{c: best[c] for c in searched}}
+            meta["thresholds"] = {**meta.get("thresholds", {}), **chosen}
             meta["threshold"] = best[searched[0]]
             meta["thresholds_from"] = source
         meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
