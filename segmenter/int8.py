@@ -74,36 +74,6 @@ class _Blocks(nn.Module):
         return torch.stack(outputs)
 
 
-class _FusedSelfAttention(nn.Module):
-    """`segmenter.bert.BertSelfAttention` (plain products, inference) with its query, key and value
-    layers as one linear layer: one product, so one int8 product in the graph where there were three,
-    each quantising the same input on its own. The same function: the three weights side by side."""
-
-    def __init__(self, attention: nn.Module):
-        super().__init__()
-        self.head_size, self.scaling = attention.attention_head_size, attention.scaling
-        parts = (attention.query, attention.key, attention.value)
-        self.width = parts[0].out_features  # heads kept * head size
-        self.qkv = nn.Linear(parts[0].in_features, 3 * self.width)
-        with torch.no_grad():
-            self.qkv.weight.copy_(torch.cat([part.weight for part in parts]))  # (3 * H*d, D)
-            self.qkv.bias.copy_(torch.cat([part.bias for part in parts]))
-
-    def forward(self, hidden_states: torch.Tensor, attention_mask: torch.Tensor | None = None):
-        """hidden_states (B, T, D), attention_mask (B, 1, 1, T) additive -> ((B, T, H*d), None)."""
-        batch, length, _ = hidden_states.shape
-        shape = (batch, length, -1, self.head_size)
-        query, key, value = (
-            part.view(*shape).transpose(1, 2)  # (B, H, T, d)
-            for part in self.qkv(hidden_states).split(self.width, dim=-1)
-        )
-        weights = torch.matmul(query, key.transpose(2, 3)) * self.scaling  # (B, H, T, T)
-        if attention_mask is not None:
-            weights = weights + attention_mask
-        context = torch.matmul(nn.functional.softmax(weights, dim=-1), value)  # (B, H, T, d)
-        return context.transpose(1, 2).reshape(batch, length, -1), None
-
-
 class _Smoothed(nn.Module):
     """`linear` with its input divided by `scale` per channel and its weight columns multiplied by it."""
 
@@ -119,12 +89,11 @@ class _Smoothed(nn.Module):
 
 def smoothed(model: nn.Module, calibration: list[tuple[torch.Tensor, torch.Tensor]]) -> _Blocks:
     """A copy of `model`'s embeddings and blocks with plain attention products (what the exporter
-    traces best), query, key and value as one layer (`_FusedSelfAttention`), and every linear layer
-    smoothed by scales from its largest inputs on `calibration` ((B, T) ids, (B, T) masks):
-    max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
+    traces best) and every linear layer smoothed by scales from its largest inputs on `calibration`
+    ((B, T) ids, (B, T) masks): max|x_j|^a / max|w_j|^(1-a), a = SMOOTHING."""
     module = _Blocks(copy.deepcopy(model.embeddings), copy.deepcopy(model.encoder.layer))
     for block in module.blocks:
-        block.attention.self = _FusedSelfAttention(block.attention.self)
+        block.attention.self.attention = "eager"
     if SMOOTHING is None:
         return module
     linears = {name: layer for name, layer in module.named_modules() if isinstance(layer, nn.Linear)}

@@ -25,7 +25,7 @@ from segmenter.errors import ConfigError
 from segmenter.extras import require
 from segmenter.tokens import Capture
 
-GRAPH_VERSION = "4"  # part of every cache key: bump when the exported graph changes
+GRAPH_VERSION = "3"  # part of every cache key: bump when the exported graph changes
 CALIBRATION_TEXT = Path(__file__).parent / "data" / "int8_calibration.txt"  # what smoothing reads
 SMOOTHING = 0.8  # SmoothQuant's exponent (models README, "int8"); None: no smoothing
 # ONNX Runtime graph fusions left out when a session opens: its fused SkipLayerNormalization ran about
