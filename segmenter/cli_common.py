@@ -62,9 +62,9 @@ PRECISION_OPTION = click.option(
     type=click.Choice(PRECISIONS),
     default="auto",
     show_default=True,
-    help="Encoder arithmetic; auto: int8 for presets that name it on a CPU with VNNI, else bfloat16 "
-    "where the hardware has it natively, else float32; int8: ONNX Runtime with int8 weights on the "
-    "CPU (not for --preset signals).",
+    help="Encoder arithmetic; auto: int8 for presets that name it on a CPU with VNNI or AVX2 (no AMX), "
+    "else bfloat16 where the hardware has it natively, else float32; int8: ONNX Runtime with int8 "
+    "weights on the CPU (not for --preset signals).",
 )
 
 # SegmenterConfig field -> its option, in the order `--help` lists them (max_chars has no option)

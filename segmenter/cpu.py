@@ -1,7 +1,8 @@
 """What this machine's CPU computes natively, read from its feature flags (Linux /proc/cpuinfo).
 
 The encoder's precision follows it: bfloat16 where the CPU has bfloat16 units (`segmenter.encoder`),
-int8 where it has integer dot-product instructions (`segmenter.int8_runtime.int8_native`). Imports
+int8 where it has integer dot-product instructions, or AVX2's byte multiply-adds
+(`segmenter.int8_runtime.int8_native`). Imports
 nothing heavy; elsewhere than Linux no flags are known, and the plain float32 defaults apply.
 """
 
@@ -11,6 +12,8 @@ import functools
 from pathlib import Path
 
 VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni"})  # int8 dot products in vector units
+# byte multiply-adds into 16-bit sums, which ONNX Runtime's int8 products use where VNNI is missing
+AVX2_FLAGS = frozenset({"avx2"})
 AMX_FLAGS = frozenset({"amx_bf16", "amx_int8"})  # matrix units
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segmenter.cpu import AMX_FLAGS, VNNI_FLAGS, cpu_flags
+from segmenter.cpu import AMX_FLAGS, AVX2_FLAGS, VNNI_FLAGS, cpu_flags
 from segmenter.errors import ConfigError
 from segmenter.extras import require
 from segmenter.tokens import Capture
@@ -48,12 +48,15 @@ def graph_path(key: str) -> Path:
 
 
 def int8_native() -> bool:
-    """Whether int8 is this machine's fast path: ONNX Runtime is installed and the CPU has integer
-    dot-product instructions (`segmenter.cpu.VNNI_FLAGS`), where int8 was measured 1.3x faster than
-    bfloat16, and no matrix units (AMX, where bfloat16 runs on them and int8 was not measured against
-    it). A probe may then name int8 as its automatic precision (`segmenter.segmenter`)."""
+    """Whether int8 is this machine's fast path: ONNX Runtime is installed, the CPU has integer
+    dot-product instructions (`segmenter.cpu.VNNI_FLAGS`, where int8 was measured 1.3x as fast as
+    bfloat16) or at least AVX2's byte multiply-adds (`AVX2_FLAGS`, where int8 was measured 1.5x as
+    fast as float32 on a CPU without bfloat16 units), and no matrix units (AMX, where bfloat16 runs on
+    them and int8 was not measured against it). A probe may then name int8 as its automatic precision
+    (`segmenter.segmenter`). Measurements: segmenter/models/README.md, "int8 as the automatic
+    precision" and "int8 on CPUs with AVX2 and no VNNI"."""
     flags = cpu_flags()
-    native = bool(VNNI_FLAGS & flags) and not AMX_FLAGS & flags
+    native = bool((VNNI_FLAGS | AVX2_FLAGS) & flags) and not AMX_FLAGS & flags
     return native and importlib.util.find_spec("onnxruntime") is not None
 
 

@@ -180,7 +180,7 @@ def test_every_default_system_and_other_preset_is_known():
     assert "attention-frozen" not in DEFAULT_SYSTEMS
 
 
-def test_attention_int8_is_the_default_preset_in_int8_on_request(monkeypatch):
+def test_attention_at_a_precision_is_the_default_preset_at_it_on_request(monkeypatch):
     import segmenter
 
     built = {}
@@ -199,6 +199,9 @@ def test_attention_int8_is_the_default_preset_in_int8_on_request(monkeypatch):
     built.clear()
     assert load_system("attention-bfloat16").predict([text]) == [[text.index("Visitors")]]
     assert built["precision"] == "bfloat16" and "attention-bfloat16" not in DEFAULT_SYSTEMS
+    built.clear()
+    assert load_system("attention-float32").predict([text]) == [[text.index("Visitors")]]
+    assert built["precision"] == "float32" and "attention-float32" not in DEFAULT_SYSTEMS
 
 
 def _load_or_skip(name: str) -> Adapter:

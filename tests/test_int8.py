@@ -283,7 +283,7 @@ def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
     for text in TEXTS:
         assert_invariants(text, automatic.segment(text))
 
-    monkeypatch.setattr(segmenter_module, "int8_native", lambda: False)  # no VNNI, or no ONNX Runtime
+    monkeypatch.setattr(segmenter_module, "int8_native", lambda: False)  # no AVX2, or no ONNX Runtime
     elsewhere = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert elsewhere.encoder.precision in ("bfloat16", "float32") and thresholds(elsewhere) == (0.6, 0.55)
     asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
@@ -306,11 +306,13 @@ def test_a_probe_that_reads_attention_never_runs_at_int8_automatically(
         ({"avx512_vnni", "avx512f"}, True),
         ({"avx_vnni"}, True),
         ({"avx512_vnni", "amx_bf16", "amx_int8"}, False),  # matrix units: bfloat16 there, unmeasured int8
-        ({"avx2"}, False),
+        ({"avx2", "fma"}, True),  # byte multiply-adds: int8 still beats float32 there
+        ({"avx2", "amx_bf16", "amx_int8"}, False),
+        ({"avx", "sse4_2"}, False),  # no integer products in 256-bit vectors
         (set(), False),  # not Linux: nothing known
     ],
 )
-def test_int8_is_native_on_cpus_with_vnni_and_no_amx(flags, native, monkeypatch):
+def test_int8_is_native_on_cpus_with_vnni_or_avx2_and_no_amx(flags, native, monkeypatch):
     import segmenter.int8_runtime as runtime
 
     monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset(flags))

@@ -19,6 +19,7 @@ import sys
 README_SYSTEMS = {
     "attention": "**attention** (`accurate`, default)",
     "attention-bfloat16": "attention in bfloat16 (`--precision bfloat16`)",
+    "attention-float32": "attention in float32 (`--precision float32`)",
     "attention-fast": "attention `fast`",
     "attention-fastest": "attention `fastest`",
     "attention-signals": "attention `signals`",
