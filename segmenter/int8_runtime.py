@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from segmenter.cpu import AMX_FLAGS, AVX2_FLAGS, VNNI_FLAGS, cpu_flags
+from segmenter.cpu import AMX_FLAGS, INT8_PATHS, cpu_flags
 from segmenter.errors import ConfigError
 from segmenter.extras import require
 from segmenter.tokens import Capture
@@ -47,17 +47,19 @@ def graph_path(key: str) -> Path:
     return cache_dir() / f"int8-{key}.onnx"
 
 
-def int8_native() -> bool:
-    """Whether int8 is this machine's fast path: ONNX Runtime is installed, the CPU has integer
-    dot-product instructions (`segmenter.cpu.VNNI_FLAGS`, where int8 was measured 1.3x as fast as
-    bfloat16) or at least AVX2's byte multiply-adds (`AVX2_FLAGS`, where int8 was measured 1.5x as
-    fast as float32 on a CPU without bfloat16 units), and no matrix units (AMX, where bfloat16 runs on
-    them and int8 was not measured against it). A probe may then name int8 as its automatic precision
-    (`segmenter.segmenter`). Measurements: segmenter/models/README.md, "int8 as the automatic
-    precision" and "int8 on CPUs with AVX2 and no VNNI"."""
+def int8_path() -> str | None:
+    """How this machine runs int8 fast, where it does: "vnni" where the CPU has integer dot-product
+    instructions (`segmenter.cpu.VNNI_FLAGS`; int8 measured 1.3x as fast as bfloat16), else "avx2"
+    where it has AVX2's byte multiply-adds (int8 measured 1.5x as fast as float32 on a CPU without
+    bfloat16 units); None without ONNX Runtime, without either, or with matrix units (AMX, where
+    bfloat16 runs on them and int8 was not measured against it). A probe may then name int8 as its
+    automatic precision, on every path or on some (`segmenter.segmenter.encoder_precision`).
+    Measurements: segmenter/models/README.md, "int8 as the automatic precision" and "int8 on CPUs
+    with AVX2 and no VNNI"."""
     flags = cpu_flags()
-    native = bool((VNNI_FLAGS | AVX2_FLAGS) & flags) and not AMX_FLAGS & flags
-    return native and importlib.util.find_spec("onnxruntime") is not None
+    if AMX_FLAGS & flags or importlib.util.find_spec("onnxruntime") is None:
+        return None
+    return next((path for path, needs in INT8_PATHS.items() if needs & flags), None)
 
 
 def default_threads() -> int:

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from segmenter.config import FeatureConfig, WindowConfig
+from segmenter.cpu import INT8_PATHS
 from segmenter.errors import ConfigError, ProbeError
 
 # The keys of meta.json that ProbeMeta reads into its own fields; every other key is training record.
@@ -29,6 +30,7 @@ SETTING_KEYS = (
     "thresholds",
     "thresholds_by_precision",
     "automatic_precision",
+    "automatic_precision_cpus",
     "punctuated_probe",
 )
 AUTOMATIC_PRECISIONS = ("int8",)  # what a probe may name as its automatic precision
@@ -47,7 +49,9 @@ class ProbeMeta:
     thresholds_by_precision: for another encoder precision ("int8"), the (threshold, per-condition
                 thresholds) to read at it instead, chosen on features of that precision; possibly empty.
     automatic_precision: "int8" where the probe runs at int8 when its precision is "auto" and the CPU
-                does int8 natively (`segmenter.int8_runtime.int8_native`); None: the float default.
+                does int8 natively (`segmenter.int8_runtime.int8_path`); None: the float default.
+    automatic_precision_cpus: the CPUs' int8 paths (`segmenter.cpu.INT8_PATHS`: "vnni", "avx2") on
+                which `automatic_precision` applies; empty: on every one.
     punctuated_probe: a probe folder, relative to this probe's, that reads the texts the segmenter
                 judges punctuated (`segmenter.stream.condition_for` says "clean") in this probe's
                 place, with its own encoder and thresholds; it must read the same features and
@@ -67,6 +71,7 @@ class ProbeMeta:
     training: Mapping[str, Any] = field(default_factory=dict)
     thresholds_by_precision: Mapping[str, tuple[float, Mapping[str, float]]] = field(default_factory=dict)
     automatic_precision: str | None = None
+    automatic_precision_cpus: tuple[str, ...] = ()
     punctuated_probe: str | None = None
 
     def __post_init__(self) -> None:
@@ -77,6 +82,12 @@ class ProbeMeta:
             raise ConfigError(
                 f"automatic_precision must be one of {', '.join(AUTOMATIC_PRECISIONS)}, "
                 f"got {self.automatic_precision!r}"
+            )
+        unknown = sorted(set(self.automatic_precision_cpus) - set(INT8_PATHS))
+        if unknown or (self.automatic_precision_cpus and self.automatic_precision is None):
+            raise ConfigError(
+                f"automatic_precision_cpus must name some of {', '.join(INT8_PATHS)} beside an "
+                f"automatic_precision, got {list(self.automatic_precision_cpus)!r}"
             )
         if self.punctuated_probe is not None and not is_folder_name(self.punctuated_probe):
             raise ConfigError(
@@ -97,6 +108,7 @@ class ProbeMeta:
             "backbone": self.backbone,
             "precision": self.precision,
             "automatic_precision": self.automatic_precision,
+            "automatic_precision_cpus": list(self.automatic_precision_cpus) or None,
             "punctuated_probe": self.punctuated_probe,
         }
         by_precision = {
@@ -151,6 +163,7 @@ class ProbeMeta:
                 training={key: value for key, value in meta.items() if key not in SETTING_KEYS},
                 thresholds_by_precision=by_precision,
                 automatic_precision=meta.get("automatic_precision"),
+                automatic_precision_cpus=tuple(str(p) for p in meta.get("automatic_precision_cpus") or ()),
                 punctuated_probe=_optional_str(meta.get("punctuated_probe")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

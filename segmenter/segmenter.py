@@ -40,7 +40,7 @@ from segmenter.decode import Span, decode
 from segmenter.errors import ConfigError, ProbeError
 from segmenter.features import SIGNALS
 from segmenter.gap_scorer import GapScorer
-from segmenter.int8_runtime import int8_native
+from segmenter.int8_runtime import int8_path
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
@@ -268,22 +268,26 @@ class Segmenter:
 
 
 def encoder_precision(
-    config: SegmenterConfig, probe: Probe | None, features: FeatureConfig, automatic: str | None = None
+    config: SegmenterConfig, features: FeatureConfig, settings: ProbeMeta | None = None
 ) -> str:
-    """The encoder precision: `config.precision`, except that "auto" becomes "int8" where the probe
-    names int8 as its `automatic` precision, the encoder runs on the CPU and the CPU does int8
-    natively (`segmenter.int8_runtime.int8_native`); any other "auto" is left to the encoder
-    (bfloat16 or float32). int8 returns block outputs only, so a probe or strategy that reads attention
-    or per-head vectors refuses it with a ConfigError (and never gets it automatically)."""
+    """The encoder precision: `config.precision`, except that "auto" becomes "int8" where the probe's
+    `settings` name int8 as its automatic precision, the encoder runs on the CPU and the CPU does int8
+    natively by a path those settings allow (`segmenter.int8_runtime.int8_path`,
+    `ProbeMeta.automatic_precision_cpus`); any other "auto" is left to the encoder (bfloat16 or
+    float32). int8 returns block outputs only, so a probe or strategy that reads attention or per-head
+    vectors refuses it with a ConfigError (and never gets it automatically)."""
     reads_inside = features.signals or features.vectors
     if config.precision == "int8" and reads_inside:
-        reader = "probe" if probe is not None else f"strategy {config.strategy!r}"
+        reader = "probe" if settings is not None else f"strategy {config.strategy!r}"
         raise ConfigError(
             f"precision 'int8' returns block outputs only; this {reader} reads attention or per-head "
             "vectors: use --precision auto"
         )
-    if config.precision == "auto" and automatic == "int8" and config.device == "cpu" and not reads_inside:
-        return "int8" if int8_native() else "auto"
+    automatic = settings is not None and settings.automatic_precision == "int8"
+    if config.precision == "auto" and automatic and config.device == "cpu" and not reads_inside:
+        path = int8_path()
+        allowed = settings.automatic_precision_cpus or (path,)
+        return "int8" if path is not None and path in allowed else "auto"
     return config.precision
 
 
@@ -355,12 +359,12 @@ def _open_scorer(
     (threshold, per-condition thresholds) it decodes with at the encoder precision it gets."""
     if probe is not None and settings is not None:
         features, window = settings.features, settings.window
-        precision = encoder_precision(config, probe, features, settings.automatic_precision)
+        precision = encoder_precision(config, features, settings)
         one, per = settings.thresholds_at(precision)
     else:
         features, one = UNSUPERVISED[config.strategy]
         window, per = WindowConfig(), {}
-        precision = encoder_precision(config, None, features)
+        precision = encoder_precision(config, features)
     encoder = open_encoder(
         config.model,
         device=config.device,

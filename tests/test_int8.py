@@ -273,7 +273,7 @@ def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
     def thresholds(segmenter: Segmenter) -> tuple[float, float]:
         return tuple(segmenter._decodings[c].threshold for c in ("clean", "corrupt"))
 
-    monkeypatch.setattr(segmenter_module, "int8_native", lambda: True)
+    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
     automatic = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert automatic.encoder.precision == "int8" and thresholds(automatic) == (0.25, 0.15)
     explicit = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="float32")
@@ -283,7 +283,7 @@ def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
     for text in TEXTS:
         assert_invariants(text, automatic.segment(text))
 
-    monkeypatch.setattr(segmenter_module, "int8_native", lambda: False)  # no AVX2, or no ONNX Runtime
+    monkeypatch.setattr(segmenter_module, "int8_path", lambda: None)  # no AVX2, or no ONNX Runtime
     elsewhere = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert elsewhere.encoder.precision in ("bfloat16", "float32") and thresholds(elsewhere) == (0.6, 0.55)
     asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
@@ -295,30 +295,48 @@ def test_a_probe_that_reads_attention_never_runs_at_int8_automatically(
 ):
     import segmenter.segmenter as segmenter_module
 
-    monkeypatch.setattr(segmenter_module, "int8_native", lambda: True)
+    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
     probe = probe_naming_int8(tiny_probe_dir, tmp_path / "signals")
     assert Segmenter(model=str(tiny_bert_dir), probe=str(probe)).encoder.precision != "int8"
 
 
 @pytest.mark.parametrize(
-    ("flags", "native"),
+    ("flags", "path"),
     [
-        ({"avx512_vnni", "avx512f"}, True),
-        ({"avx_vnni"}, True),
-        ({"avx512_vnni", "amx_bf16", "amx_int8"}, False),  # matrix units: bfloat16 there, unmeasured int8
-        ({"avx2", "fma"}, True),  # byte multiply-adds: int8 still beats float32 there
-        ({"avx2", "amx_bf16", "amx_int8"}, False),
-        ({"avx", "sse4_2"}, False),  # no integer products in 256-bit vectors
-        (set(), False),  # not Linux: nothing known
+        ({"avx512_vnni", "avx512f", "avx2"}, "vnni"),
+        ({"avx_vnni", "avx2"}, "vnni"),
+        ({"avx512_vnni", "amx_bf16", "amx_int8"}, None),  # matrix units: bfloat16 there, unmeasured int8
+        ({"avx2", "fma"}, "avx2"),  # byte multiply-adds: int8 still beats float32 there
+        ({"avx2", "amx_bf16", "amx_int8"}, None),
+        ({"avx", "sse4_2"}, None),  # no integer products in 256-bit vectors
+        (set(), None),  # not Linux: nothing known
     ],
 )
-def test_int8_is_native_on_cpus_with_vnni_or_avx2_and_no_amx(flags, native, monkeypatch):
+def test_int8_runs_natively_on_cpus_with_vnni_or_avx2_and_no_amx(flags, path, monkeypatch):
     import segmenter.int8_runtime as runtime
 
     monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset(flags))
-    assert runtime.int8_native() is native
+    assert runtime.int8_path() == path
     monkeypatch.setattr(runtime.importlib.util, "find_spec", lambda name: None)  # no ONNX Runtime
-    assert runtime.int8_native() is False
+    assert runtime.int8_path() is None
+
+
+def test_a_probe_may_run_at_int8_automatically_on_some_cpus_only(
+    tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch
+):
+    import segmenter.segmenter as segmenter_module
+
+    probe = probe_naming_int8(hidden_probe_dir, tmp_path / "avx2-only")
+    meta = json.loads((probe / "meta.json").read_text(encoding="utf-8"))
+    (probe / "meta.json").write_text(json.dumps({**meta, "automatic_precision_cpus": ["avx2"]}), "utf-8")
+    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "avx2")
+    assert Segmenter(model=str(tiny_bert_dir), probe=str(probe)).encoder.precision == "int8"
+    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
+    vnni = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
+    assert vnni.encoder.precision in ("bfloat16", "float32")
+    assert vnni._decodings["clean"].threshold == 0.6  # the float pair
+    asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
+    assert asked.encoder.precision == "int8" and asked._decodings["clean"].threshold == 0.25
 
 
 def test_int8_outputs_do_not_depend_on_the_thread_count(tiny_bert_dir):

@@ -126,7 +126,10 @@ TUNED_KEYS = (TRAINED_KEYS - {"c", "refit_on_all_documents"}) | {"n_train_window
 def _round_trips(meta: dict) -> None:
     assert ProbeMeta.from_json(meta).to_json() == meta
     # chosen on dev, or assembled, after training
-    written_when_set = {"thresholds_by_precision", "automatic_precision", "punctuated_probe"}
+    written_when_set = {
+        *("thresholds_by_precision", "automatic_precision", "automatic_precision_cpus"),
+        "punctuated_probe",
+    }
     assert set(SETTING_KEYS) - written_when_set <= set(meta)
     assert not written_when_set & set(meta)
 
@@ -167,3 +170,16 @@ def test_thresholds_for_another_precision_and_the_automatic_precision():
         ProbeMeta.from_json({**meta, "automatic_precision": "bfloat16"})
     with pytest.raises(ProbeError, match="lacks or garbles a field"):
         ProbeMeta.from_json({**meta, "thresholds_by_precision": {"int8": {"thresholds": {}}}})
+
+
+def test_the_cpus_an_automatic_precision_applies_to():
+    meta = _read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json")
+    assert ProbeMeta.from_json(meta).automatic_precision_cpus == ()  # every int8 path
+    some = {**meta, "automatic_precision_cpus": ["avx2"]}
+    assert ProbeMeta.from_json(some).automatic_precision_cpus == ("avx2",)
+    assert ProbeMeta.from_json(some).to_json() == some
+    with pytest.raises(ProbeError, match="automatic_precision_cpus must name some of vnni, avx2"):
+        ProbeMeta.from_json({**meta, "automatic_precision_cpus": ["sse2"]})
+    bare = {key: value for key, value in some.items() if key != "automatic_precision"}
+    with pytest.raises(ProbeError, match="beside an automatic_precision"):
+        ProbeMeta.from_json(bare)
