@@ -1,9 +1,9 @@
 """What this machine's CPU computes natively, read from its feature flags (Linux /proc/cpuinfo).
 
 The encoder's precision follows it: bfloat16 where the CPU has bfloat16 units (`segmenter.encoder`),
-int8 where it has integer dot-product instructions, or AVX2's byte multiply-adds
-(`segmenter.int8_runtime.int8_path`). Imports
-nothing heavy; elsewhere than Linux no flags are known, and the plain float32 defaults apply.
+int8 where it has integer dot-product instructions or AVX2's byte multiply-adds, and no matrix units
+(`segmenter.int8_runtime.int8_path`). Imports nothing heavy; elsewhere than Linux no flags are known,
+and the plain float32 defaults apply.
 """
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ class ProbeMeta:
                 training={key: value for key, value in meta.items() if key not in SETTING_KEYS},
                 thresholds_by_precision=by_precision,
                 automatic_precision=meta.get("automatic_precision"),
-                automatic_precision_cpus=tuple(str(p) for p in meta.get("automatic_precision_cpus") or ()),
+                automatic_precision_cpus=_str_tuple(meta.get("automatic_precision_cpus")),
                 punctuated_probe=_optional_str(meta.get("punctuated_probe")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -174,6 +174,15 @@ class ProbeMeta:
 
 def _optional_str(value: object) -> str | None:
     return None if value is None else str(value)
+
+
+def _str_tuple(value: object) -> tuple[str, ...]:
+    """A JSON list of strings (absent or null: empty) as a tuple; a ValueError for anything else."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list, got {value!r}")
+    return tuple(str(item) for item in value)
 
 
 def is_folder_name(name: object) -> bool:

@@ -180,6 +180,8 @@ def test_the_cpus_an_automatic_precision_applies_to():
     assert ProbeMeta.from_json(some).to_json() == some
     with pytest.raises(ProbeError, match="automatic_precision_cpus must name some of vnni, avx2"):
         ProbeMeta.from_json({**meta, "automatic_precision_cpus": ["sse2"]})
+    with pytest.raises(ProbeError, match="expected a list, got 'avx2'"):
+        ProbeMeta.from_json({**meta, "automatic_precision_cpus": "avx2"})
     bare = {key: value for key, value in some.items() if key != "automatic_precision"}
     with pytest.raises(ProbeError, match="beside an automatic_precision"):
         ProbeMeta.from_json(bare)
