@@ -35,6 +35,8 @@ from segmenter.bench.metrics import Counts, exact_match, score, unmarked_counts
 from segmenter.bench.resources import available_cpus, busy_companions, limit_threads, thread_environment
 from segmenter.bench.systems import Adapter, SystemOptions, SystemUnavailable, load_system
 from segmenter.corpus import is_marked
+from segmenter.cpu import cpu_model
+from segmenter.int8_runtime import int8_path
 
 WARMUP_TEXTS = 2
 MIN_PASSES = 3  # every system is timed over at least this many full passes; the median pass counts
@@ -296,7 +298,9 @@ def _progress_bar(total: int, enabled: bool):
 
 
 def environment() -> dict:
-    """Interpreter, platform, CPU count and the versions of the libraries that take part."""
+    """Interpreter, platform, the CPU (its model, and how it runs int8: `int8_path`, which decides the
+    precision of the presets that name int8), CPU count and the versions of the libraries that take
+    part."""
     versions = {}
     for package in VERSIONED:
         try:
@@ -307,6 +311,8 @@ def environment() -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "processor": platform.processor() or platform.machine(),
+        "cpu": cpu_model(),
+        "int8_path": int8_path(),
         "cpu_count": os.cpu_count(),
         "available_cpus": available_cpus(),
         "torch": versions.pop("torch"),

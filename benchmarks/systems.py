@@ -169,7 +169,8 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
     def predict(texts: Sequence[str]) -> list[list[int]]:
         return [[span.start for span in spans[1:]] for spans in segmenter.pipe(list(texts))]
 
-    return Adapter(name, predict, f"strategy {strategy}, model {options.model or 'packaged default'}")
+    model = options.model or "packaged default"
+    return Adapter(name, predict, f"strategy {strategy}, model {model}, {segmenter.encoder.precision}")
 
 
 def _spacy_attention(name: str, variant: str, options: SystemOptions) -> Adapter:

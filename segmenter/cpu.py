@@ -21,10 +21,33 @@ INT8_PATHS = {"vnni": VNNI_FLAGS, "avx2": AVX2_FLAGS}
 
 
 @functools.cache
+def _cpuinfo() -> str:
+    """/proc/cpuinfo's text; empty elsewhere than Linux."""
+    try:
+        return Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:  # not Linux: no flags known, so float32 and the plain defaults
+        return ""
+
+
+@functools.cache
 def cpu_flags() -> frozenset[str]:
     """The CPU's feature flags as Linux lists them in /proc/cpuinfo (empty elsewhere)."""
-    try:
-        cpuinfo = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
-    except OSError:  # not Linux: no flags known, so float32 and the plain defaults
-        return frozenset()
-    return frozenset(cpuinfo.split())
+    return frozenset(_cpuinfo().split())
+
+
+def cpu_model() -> str | None:
+    """The first CPU's model name with its family and model numbers, as /proc/cpuinfo lists them
+    ("AMD EPYC (family 25, model 1)": virtual machines often report a bare name), so that a speed
+    can be traced to the CPU that gave it; None where nothing is listed."""
+    fields: dict[str, str] = {}
+    for line in _cpuinfo().splitlines():
+        if not line.strip():
+            break  # the first CPU's block ends at the first blank line
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name")
+    if not name:
+        return None
+    labels = (("family", "cpu family"), ("model", "model"))
+    numbers = [f"{label} {fields[key]}" for label, key in labels if fields.get(key)]
+    return f"{name} ({', '.join(numbers)})" if numbers else name

@@ -200,8 +200,10 @@ def test_attention_at_a_precision_is_the_default_preset_at_it_on_request(monkeyp
     assert load_system("attention-bfloat16").predict([text]) == [[text.index("Visitors")]]
     assert built["precision"] == "bfloat16" and "attention-bfloat16" not in DEFAULT_SYSTEMS
     built.clear()
-    assert load_system("attention-float32").predict([text]) == [[text.index("Visitors")]]
+    float32 = load_system("attention-float32")
+    assert float32.predict([text]) == [[text.index("Visitors")]]
     assert built["precision"] == "float32" and "attention-float32" not in DEFAULT_SYSTEMS
+    assert adapter.note.endswith(", int8") and float32.note.endswith(", float32")  # the precision it ran
 
 
 def _load_or_skip(name: str) -> Adapter:
@@ -328,6 +330,7 @@ def test_reports(tiny_tasks, tmp_path):
     assert "skipped: fakelib is not installed" in table
     data = results_json(runs, environment())
     assert set(data["runs"][0]) >= RUN_KEYS and data["env"]["cpu_count"] >= 1 and data["env"]["python"]
+    assert data["env"]["int8_path"] in ("vnni", "avx2", None) and "cpu" in data["env"]
     paths = write_outputs(tmp_path / "out", runs, {"python": "3"}, {"limit_docs": 1})
     assert [p.name for p in paths] == ["results.json", "results.md", "f1_vs_speed.png"]
     assert paths[2].read_bytes()[:4] == b"\x89PNG"
