@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from segmenter.bench.metrics import boundaries_of
-from segmenter.config import DEFAULT_PRESET, PRESETS, STRATEGIES
+from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES
 from segmenter.errors import ConfigError, MissingExtraError
 from segmenter.extras import require
 
@@ -33,9 +33,8 @@ ATTENTION_STRATEGIES = STRATEGIES
 ATTENTION_SYSTEMS = {  # our systems -> the Segmenter settings that make each
     "attention": {},
     **{f"attention-{preset}": {"preset": preset} for preset in PRESETS if preset != DEFAULT_PRESET},
-    "attention-int8": {"precision": "int8"},  # the default preset, its encoder in int8
-    "attention-bfloat16": {"precision": "bfloat16"},  # the default preset, its encoder in bfloat16
-    "attention-float32": {"precision": "float32"},  # the default preset, its encoder in float32
+    # the default preset with its encoder at one precision: attention-float32, -bfloat16, -int8
+    **{f"attention-{precision}": {"precision": precision} for precision in PRECISIONS if precision != "auto"},
 }
 DEFAULT_SYSTEMS = (
     "attention",

@@ -29,7 +29,6 @@ def _cpuinfo() -> str:
         return ""
 
 
-@functools.cache
 def cpu_flags() -> frozenset[str]:
     """The CPU's feature flags as Linux lists them in /proc/cpuinfo (empty elsewhere)."""
     return frozenset(_cpuinfo().split())

@@ -285,9 +285,8 @@ def encoder_precision(
         )
     automatic = settings is not None and settings.automatic_precision == "int8"
     if config.precision == "auto" and automatic and config.device == "cpu" and not reads_inside:
-        path = int8_path()
-        allowed = settings.automatic_precision_cpus or (path,)
-        return "int8" if path is not None and path in allowed else "auto"
+        path, cpus = int8_path(), settings.automatic_precision_cpus
+        return "int8" if path is not None and (not cpus or path in cpus) else "auto"
     return config.precision
 
 

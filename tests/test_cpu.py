@@ -22,10 +22,8 @@ model name\t: Another CPU
 def cpuinfo(monkeypatch):
     def use(text: str) -> None:
         monkeypatch.setattr(cpu, "_cpuinfo", lambda: text)
-        cpu.cpu_flags.cache_clear()
 
-    yield use
-    cpu.cpu_flags.cache_clear()
+    return use
 
 
 def test_the_model_name_comes_with_family_and_model_numbers(cpuinfo):
