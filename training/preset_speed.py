@@ -1,6 +1,7 @@
-"""Characters per second of presets or probe folders on EWT test clean text, one thread, alternated.
+"""Characters per second of presets or probe folders on EWT test text, one thread, alternated.
 
     python training/preset_speed.py accurate /path/to/candidate accurate@int8 [--rounds 3]
+    python training/preset_speed.py accurate /path/to/candidate --condition corrupt
 
 The speed side of the selection rules in segmenter/models/README.md. Every probe is loaded once; then
 each round runs one pass of `Segmenter.pipe` over all texts per probe, in the order given, so that a
@@ -27,9 +28,9 @@ from segmenter import Segmenter  # noqa: E402
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
 
 
-def ewt_test_texts() -> list[str]:
-    """The texts every speed row is timed on: EWT test, clean."""
-    return [item.text for item in evaluation_items(load_dataset("ewt-test"), "clean")]
+def ewt_test_texts(condition: str = "clean") -> list[str]:
+    """The texts a speed row is timed on: EWT test, clean (every rule's speed bar) or unpunctuated."""
+    return [item.text for item in evaluation_items(load_dataset("ewt-test"), condition)]
 
 
 def alternated_rounds(segmenters: dict[str, Segmenter], texts: list[str], rounds: int) -> dict[str, str]:
@@ -53,12 +54,20 @@ def alternated_rounds(segmenters: dict[str, Segmenter], texts: list[str], rounds
 @click.command()
 @click.argument("probes", nargs=-1, required=True)
 @click.option("--rounds", type=click.IntRange(min=1), default=3, show_default=True)
-def main(probes: tuple[str, ...], rounds: int) -> None:
+@click.option(
+    "--condition",
+    type=click.Choice(["clean", "corrupt"]),
+    default="clean",
+    show_default=True,
+    help="EWT test as written, or lowercased with its punctuation deleted.",
+)
+def main(probes: tuple[str, ...], rounds: int, condition: str) -> None:
     """Print one markdown row per probe: median chars/s and the seconds of each round."""
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-    cells = alternated_rounds({probe: load(probe) for probe in probes}, ewt_test_texts(), rounds)
+    cells = alternated_rounds({probe: load(probe) for probe in probes}, ewt_test_texts(condition), rounds)
     threads = torch.get_num_threads()
-    click.echo(f"| probe | chars/s ({threads} thread, median) | s per round |\n|---|---|---|")
+    header = f"| probe | chars/s ({threads} thread, median, EWT test {condition}) | s per round |"
+    click.echo(f"{header}\n|---|---|---|")
     for probe, row in cells.items():
         click.echo(f"| {probe} | {row} |")
 
