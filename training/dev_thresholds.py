@@ -3,16 +3,18 @@
     python training/dev_thresholds.py PROBE_FOLDER [--write] [--precision int8] [--ud ../shared/data/ud]
 
 `segmenter train` picks the thresholds on held-out training documents. This script searches them on
-the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless it
-looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise on a 0.05 grid:
-first the clean threshold (the unpunctuated one as trained) for the highest score, then the
-unpunctuated threshold for the highest score with that clean one. A probe trained on one condition
-(`--conditions clean`) has only that one searched and written. Gap probabilities are computed once
-per dev text; every grid point only decodes. Prints the row at the trained thresholds, the row at the
-chosen ones and the pair; `--write` stores the pair in the probe's meta.json: for a float precision
-as `thresholds.clean`, `thresholds.corrupt` and `threshold` (with `thresholds_from` saying where they
-came from); for int8 under `thresholds_by_precision.int8` (with `int8_thresholds_from`), which the
-segmenter reads when its encoder runs at int8. The search starts from the float pair either way.
+the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless
+it looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise on a 0.05 grid
+plus the trained value: first the clean threshold (the unpunctuated one as trained) for the highest
+score, then the unpunctuated threshold for the highest score with that clean one. Since each step
+tries the value it starts from, the chosen pair never scores below the trained one. A probe trained
+on one condition (`--conditions clean`) has only that one searched and written. Gap probabilities
+are computed once per dev text; every grid point only decodes. Prints the row at the trained
+thresholds, the row at the chosen ones and the pair; `--write` stores the pair in the probe's
+meta.json: for a float precision as `thresholds.clean`, `thresholds.corrupt` and `threshold` (with
+`thresholds_from` saying where they came from); for int8 under `thresholds_by_precision.int8` (with
+`int8_thresholds_from`), which the segmenter reads when its encoder runs at int8. The search starts
+from the float pair either way.
 A development tool; it reads dev files only.
 """
 
@@ -77,7 +79,8 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
     best = dict(trained)
     searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
     for which in searched:
-        scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in GRID}
+        candidates = sorted({*GRID, best[which]})  # the start too: the search cannot lose to it
+        scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in candidates}
         best[which] = max(scores, key=lambda t: (scores[t], -abs(t - trained[which])))
         click.echo(f"{which}: " + " ".join(f"{t:.2f}:{s:.4f}" for t, s in scores.items()), err=True)
     click.echo(header())
