@@ -54,6 +54,40 @@ ENDING_SIGNALS = tuple(
 )
 
 
+class SignalTakeover:
+    """While taken over, each of some ending signals raises KeyboardInterrupt, and is remembered.
+
+    Remembered because that KeyboardInterrupt can be lost: Python runs a signal handler between the
+    bytecodes of whatever runs at the time, and when that is a weakref callback or a `__del__` method
+    (as during an import or a garbage collection) it prints "Exception ignored" and carries on. So
+    whoever commits an output calls `raise_if_signalled` first, and an interrupted run never ends as
+    if it had not been. Handlers are set from the main thread only.
+    """
+
+    def __init__(self) -> None:
+        self.signalled: int | None = None  # the last signal taken, if any
+        self._previous: dict[int, object] = {}
+
+    def take(self, signums: tuple[int, ...]) -> None:
+        for signum in signums:
+            self._previous[signum] = signal.signal(signum, self._interrupt)
+
+    def _interrupt(self, signum, frame):  # pragma: no cover - runs as a signal handler
+        self.signalled = signum
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    def raise_if_signalled(self) -> None:
+        """KeyboardInterrupt if a signal was taken (its own KeyboardInterrupt may have been lost)."""
+        if self.signalled is not None:
+            raise KeyboardInterrupt(f"signal {self.signalled}")
+
+    def restore(self) -> None:
+        """Put the handlers found back."""
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+
+
 def read_input(name: str, encoding: str = "utf-8", errors: str = "strict") -> str:
     """The decoded text of file `name` ('-' reads stdin). Newlines are kept exactly as in the file."""
     return "".join(iter_input(name, encoding, errors))
@@ -215,7 +249,7 @@ class AtomicOutput:
         self._target_path: Path | None = None  # the regular file replaced on success (links resolved)
         self._mode: int | None = None  # permission bits of the file replaced
         self._stream: TextIO | None = None
-        self._previous_handlers: dict[int, object] = {}
+        self._signals = SignalTakeover()
 
     def __enter__(self) -> TextIO:
         if self.target == STDIO:
@@ -289,6 +323,7 @@ class AtomicOutput:
                 os.fsync(self._stream.fileno())
             self._stream.close()
             if exc_type is None:
+                self._signals.raise_if_signalled()  # an interrupt whose exception Python swallowed
                 if self._mode is not None:
                     os.chmod(self._tmp, self._mode)  # the file keeps its permission bits
                 os.replace(self._tmp, self._target_path)
@@ -300,14 +335,10 @@ class AtomicOutput:
     def _install_handlers(self) -> None:
         if threading.current_thread() is not threading.main_thread():
             return  # only the main thread may set handlers
-        for signum in ENDING_SIGNALS:
-            if signal.getsignal(signum) == signal.SIG_DFL:
-                self._previous_handlers[signum] = signal.signal(signum, _interrupt)
+        self._signals.take(tuple(s for s in ENDING_SIGNALS if signal.getsignal(s) == signal.SIG_DFL))
 
     def _restore_handler(self) -> None:
-        for signum, handler in self._previous_handlers.items():
-            signal.signal(signum, handler)
-        self._previous_handlers.clear()
+        self._signals.restore()
 
 
 class _EncodableStdout:
@@ -333,7 +364,3 @@ class _EncodableStdout:
 def _is_descriptor(path: Path) -> bool:
     """/dev/stdout, /dev/fd/N, /proc/self/fd/N: an open descriptor (maybe appending), written in place."""
     return str(path).startswith(("/dev/", "/proc/"))
-
-
-def _interrupt(signum, frame):  # pragma: no cover - exercised through a subprocess test
-    raise KeyboardInterrupt(f"signal {signum}")

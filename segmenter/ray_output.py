@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from segmenter.errors import InputError
-from segmenter.io import ENDING_SIGNALS
+from segmenter.io import ENDING_SIGNALS, SignalTakeover
 from segmenter.ray_engine import OUTPUT_SCHEMA, SEGMENT_FIELDS
 
 ROWS_PER_SHARD = 100_000
@@ -43,7 +43,7 @@ class StagedFolder:
     def __init__(self, target: str | Path):
         self.target = Path(target)
         self.staging: Path | None = None
-        self._previous: dict[int, object] = {}
+        self._signals = SignalTakeover()
 
     def check(self) -> None:
         """Refuse a target that exists or whose parent folder does not (before any work starts)."""
@@ -58,38 +58,34 @@ class StagedFolder:
     def __enter__(self) -> Path:
         self.check()
         if threading.current_thread() is threading.main_thread():
-            for signum in ENDING_SIGNALS:
-                handler = signal.getsignal(signum)
-                # Ray's driver handles SIGTERM by exiting at once: that one is taken over too
-                if handler == signal.SIG_DFL or (signum in _TAKEN_OVER and handler != signal.SIG_IGN):
-                    self._previous[signum] = signal.signal(signum, _interrupt)
+            # Ray's driver handles SIGTERM by exiting at once: that one is taken over too
+            self._signals.take(
+                tuple(
+                    signum
+                    for signum in ENDING_SIGNALS
+                    if signal.getsignal(signum) == signal.SIG_DFL
+                    or (signum in _TAKEN_OVER and signal.getsignal(signum) != signal.SIG_IGN)
+                )
+            )
         self.staging = self.target.parent / f".{self.target.name}.{secrets.token_hex(6)}.partial"
         try:
             self.staging.mkdir()
         except OSError as exc:
-            self._restore()
+            self._signals.restore()
             raise InputError(f"cannot write to {self.target.parent}: {exc.strerror or exc}") from exc
         return self.staging
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:
             if exc_type is None:
+                self._signals.raise_if_signalled()  # an interrupt whose exception Python swallowed
                 self.check()  # another run may have made it meanwhile: keep ours staged, say so
                 os.rename(self.staging, self.target)
                 self.staging = None
         finally:
-            if self.staging is not None and exc_type is not None:
+            if self.staging is not None and (exc_type is not None or self._signals.signalled is not None):
                 shutil.rmtree(self.staging, ignore_errors=True)
-            self._restore()
-
-    def _restore(self) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-        self._previous.clear()
-
-
-def _interrupt(signum, frame):  # pragma: no cover - exercised through a subprocess test
-    raise KeyboardInterrupt(f"signal {signum}")
+            self._signals.restore()
 
 
 def write_rows(
