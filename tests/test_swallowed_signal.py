@@ -20,6 +20,15 @@ from segmenter.ray_output import StagedFolder
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 
+@pytest.fixture
+def default_sigterm():
+    """SIGTERM at its default disposition, which the outputs take over (an earlier test in the same
+    process, Ray's driver for one, may have left a handler of its own); restored afterwards."""
+    previous = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGTERM, previous)
+
+
 class _SignalsWhenCollected:
     def __del__(self):
         signal.raise_signal(signal.SIGTERM)  # the handler's KeyboardInterrupt is raised here, and lost
@@ -30,20 +39,19 @@ def _swallow_a_signal() -> None:
     gc.collect()
 
 
-def test_atomic_output_keeps_the_previous_file(tmp_path):
+def test_atomic_output_keeps_the_previous_file(tmp_path, default_sigterm):
     target = tmp_path / "out.txt"
     target.write_text("previous\n", encoding="utf-8")
-    before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(KeyboardInterrupt, match="signal"), AtomicOutput(str(target)) as out:
         out.write("partial\n")
         _swallow_a_signal()  # no exception reaches this frame
         out.write("the rest\n")
     assert target.read_text(encoding="utf-8") == "previous\n"
     assert os.listdir(tmp_path) == ["out.txt"]  # no temporary file left
-    assert signal.getsignal(signal.SIGTERM) == before
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the takeover ended
 
 
-def test_staged_folder_is_not_renamed_into_place(tmp_path):
+def test_staged_folder_is_not_renamed_into_place(tmp_path, default_sigterm):
     target = tmp_path / "out"
     with pytest.raises(KeyboardInterrupt, match="signal"), StagedFolder(target) as staging:
         (staging / "segments-00000.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
