@@ -55,22 +55,29 @@ ENDING_SIGNALS = tuple(
 
 
 class SignalTakeover:
-    """While taken over, each of some ending signals raises KeyboardInterrupt, and is remembered.
+    """While taken over, each ending signal at its default disposition raises KeyboardInterrupt, and is
+    remembered; an ignored signal (a SIGHUP under nohup) stays ignored, and a handler of the caller's
+    stays in place unless the caller names its signal in `also`.
 
     Remembered because that KeyboardInterrupt can be lost: Python runs a signal handler between the
     bytecodes of whatever runs at the time, and when that is a weakref callback or a `__del__` method
     (as during an import or a garbage collection) it prints "Exception ignored" and carries on. So
     whoever commits an output calls `raise_if_signalled` first, and an interrupted run never ends as
-    if it had not been. Handlers are set from the main thread only.
+    if it had not been. Only the main thread may set handlers: elsewhere `take` does nothing.
     """
 
     def __init__(self) -> None:
         self.signalled: int | None = None  # the last signal taken, if any
         self._previous: dict[int, object] = {}
 
-    def take(self, signums: tuple[int, ...]) -> None:
-        for signum in signums:
-            self._previous[signum] = signal.signal(signum, self._interrupt)
+    def take(self, also: frozenset[int] = frozenset()) -> None:
+        """Take over `ENDING_SIGNALS` at their default disposition, and those in `also` unless ignored."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in ENDING_SIGNALS:
+            handler = signal.getsignal(signum)
+            if handler == signal.SIG_DFL or (signum in also and handler != signal.SIG_IGN):
+                self._previous[signum] = signal.signal(signum, self._interrupt)
 
     def _interrupt(self, signum, frame):  # pragma: no cover - runs as a signal handler
         self.signalled = signum
@@ -272,12 +279,12 @@ class AtomicOutput:
         self._target_path = path
         # The handlers go in before the temporary file exists, and the file's name is known before it
         # is created: a signal arriving at any moment then leaves no temporary file behind.
-        self._install_handlers()
+        self._signals.take()
         self._mode = None if existing is None else stat.S_IMODE(existing.st_mode)  # kept on replace
         try:
             self._stream = os.fdopen(self._create_temporary(path), "w", encoding="utf-8", newline="")
         except BaseException as exc:
-            self._restore_handler()
+            self._signals.restore()
             if self._tmp is not None:
                 self._tmp.unlink(missing_ok=True)
                 self._tmp = None
@@ -330,15 +337,7 @@ class AtomicOutput:
         finally:
             if self._tmp is not None and self._tmp.exists():
                 self._tmp.unlink()
-            self._restore_handler()
-
-    def _install_handlers(self) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            return  # only the main thread may set handlers
-        self._signals.take(tuple(s for s in ENDING_SIGNALS if signal.getsignal(s) == signal.SIG_DFL))
-
-    def _restore_handler(self) -> None:
-        self._signals.restore()
+            self._signals.restore()
 
 
 class _EncodableStdout:

@@ -19,7 +19,6 @@ import os
 import secrets
 import shutil
 import signal
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -28,11 +27,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from segmenter.errors import InputError
-from segmenter.io import ENDING_SIGNALS, SignalTakeover
+from segmenter.io import SignalTakeover
 from segmenter.ray_engine import OUTPUT_SCHEMA, SEGMENT_FIELDS
 
 ROWS_PER_SHARD = 100_000
-_TAKEN_OVER = {signal.SIGINT, signal.SIGTERM}
+_TAKEN_OVER = frozenset({signal.SIGINT, signal.SIGTERM})
 FORMATS = ("jsonl", "parquet")
 SEGMENT_SCHEMA = pa.schema([OUTPUT_SCHEMA.field(name) for name in SEGMENT_FIELDS])
 
@@ -57,16 +56,7 @@ class StagedFolder:
 
     def __enter__(self) -> Path:
         self.check()
-        if threading.current_thread() is threading.main_thread():
-            # Ray's driver handles SIGTERM by exiting at once: that one is taken over too
-            self._signals.take(
-                tuple(
-                    signum
-                    for signum in ENDING_SIGNALS
-                    if signal.getsignal(signum) == signal.SIG_DFL
-                    or (signum in _TAKEN_OVER and signal.getsignal(signum) != signal.SIG_IGN)
-                )
-            )
+        self._signals.take(also=_TAKEN_OVER)  # Ray's driver handles SIGTERM by exiting at once
         self.staging = self.target.parent / f".{self.target.name}.{secrets.token_hex(6)}.partial"
         try:
             self.staging.mkdir()
