@@ -98,21 +98,15 @@ class DecodeConfig:
     threshold: a gap whose probability is at least this is a boundary.
     max_chars: optional hard cap on segment length; an over-long segment is split at its most
                probable gaps until every piece fits (None: no cap).
-    lone_word_below: a segment of one word whose opening and closing boundaries both come from the
-               model with probabilities below this joins the neighbour across the weaker of the two
-               (None: never; see `segmenter.decode`).
     """
 
     threshold: float = 0.5
     max_chars: int | None = None
-    lone_word_below: float | None = None
 
     def __post_init__(self) -> None:
         check_probability("threshold", self.threshold)
         if self.max_chars is not None:
             check_integer("max_chars", self.max_chars, 1, "or None")
-        if self.lone_word_below is not None:
-            check_probability("lone_word_below", self.lone_word_below)
 
 
 @dataclass(frozen=True)

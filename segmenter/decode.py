@@ -17,9 +17,7 @@ a gap at or above the threshold is a boundary unless it falls inside an e-mail a
 always is; of two boundaries with no letter or digit between them only one stays, the one after
 whitespace if just one of them is, else the more probable one (so a lone quote or bracket never becomes
 a segment, and a quote goes with the sentence it belongs to), unless what lies between them is a run of
-symbols such as "=====" that stands as a segment of its own; with `lone_word_below`, a segment of one
-word between two model boundaries both less probable than that joins the neighbour across the weaker
-one ("great | thanks | jenny" over-split in unpunctuated speech); with `max_chars`, a longer segment is
+symbols such as "=====" that stands as a segment of its own; with `max_chars`, a longer segment is
 split at its most probable candidate gaps. This module never reads the model.
 
 `Decoder` applies these rules incrementally, to a text that arrives in pieces with its candidates, and
@@ -376,35 +374,12 @@ class Decoder:
         return self._slice(offset - 1, offset).isspace(), score
 
     def _commit(self, offset: int, score: float) -> None:
-        """`offset` is a boundary for good: the open segment ends there (unless the open segment is a
-        lone word that joins a neighbour, see `_joins_neighbour`)."""
-        joins = self._joins_neighbour(offset, score)
-        if joins == "next":
-            return  # the boundary is dropped: the open segment goes on past it
-        if joins == "previous":
-            start, start_score, _ = self._pending_segments.pop()  # held back by `_flush` for this
-            self._pending_segments.append((start, start_score, offset))
-        else:
-            self._pending_segments.append((self._edge, self._edge_score, offset))
+        """`offset` is a boundary for good: the open segment ends there."""
+        self._pending_segments.append((self._edge, self._edge_score, offset))
         self._edge, self._edge_score = offset, score
-
-    def _joins_neighbour(self, offset: int, score: float) -> str | None:
-        """ "previous" or "next" when the open segment, ending at `offset` with a boundary of probability
-        `score`, is one word between two model boundaries below `lone_word_below` (forced boundaries and
-        the text's ends score at least 1): the side of the weaker boundary, the previous on a tie."""
-        below = self.config.lone_word_below
-        if below is None or self._edge_score >= below or score >= below:
-            return None
-        word = self._slice(self._edge, offset).strip()
-        if not word or any(map(str.isspace, word)) or not _has_alnum(word):
-            return None
-        return "previous" if self._edge_score <= score and self._pending_segments else "next"
 
     def _flush(self) -> Iterator[Span]:
         segments, self._pending_segments = self._pending_segments, []
-        below = self.config.lone_word_below
-        if segments and below is not None and self._edge_score < below:
-            self._pending_segments = [segments.pop()]  # the open segment may still join it
         for start, score, end in segments:
             yield from self._segment_spans(start, score, end)
         self._trim()
@@ -431,15 +406,13 @@ class Decoder:
     def _trim(self) -> None:
         """Drop the text and candidates before the open segment's start (keeping the characters a list
         marker, an address check or a line rule after it may read)."""
-        # a segment held back by `_flush` is not final: its text and candidates stay too
-        floor = self._pending_segments[0][0] if self._pending_segments else self._edge
-        cut = min(floor, self._scanned) - _LOOKBEHIND
+        cut = min(self._edge, self._scanned) - _LOOKBEHIND
         if cut - self._base > max(len(self._text) // 2, 1024):
             self._text = self._text[cut - self._base :]
             self._base = cut
-        if len(self._cand_offsets) > 64 or (self._cand_offsets and self._cand_offsets[0][0] < floor):
+        if len(self._cand_offsets) > 64 or (self._cand_offsets and self._cand_offsets[0][0] < self._edge):
             offsets, probs = self._merged_candidates()
-            keep = offsets > floor
+            keep = offsets > self._edge
             # an empty array is never stored: the check above reads the first stored offset
             kept = keep.any()
             self._cand_offsets, self._cand_probs = ([offsets[keep]], [probs[keep]]) if kept else ([], [])

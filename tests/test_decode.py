@@ -120,9 +120,7 @@ def test_invariants_hold_for_any_offsets_and_probabilities(text, data, threshold
     offsets = np.array(data.draw(st.lists(st.integers(-2, len(text) + 2), max_size=20)), dtype=np.int64)
     probs = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(offsets), max_size=len(offsets))))
     max_chars = data.draw(st.none() | st.integers(1, 30))
-    lone_word_below = data.draw(st.none() | st.floats(0, 1))
-    config = DecodeConfig(threshold=threshold, max_chars=max_chars, lone_word_below=lone_word_below)
-    spans = decode(text, offsets, probs, config)
+    spans = decode(text, offsets, probs, DecodeConfig(threshold=threshold, max_chars=max_chars))
     assert_invariants(text, spans)
 
 
@@ -143,45 +141,3 @@ def test_a_boundary_before_a_closing_quote_or_bracket_moves_past_it():
     assert _texts(text, [text.index(")"), text.index("We")], [0.9, 0.0]) == expected
     # a quote that touches the next word is not a closing one: the boundary stays before it
     assert _texts('It ended. "Then', [10, 11], [0.9, 0.1]) == ["It ended.", '"Then']
-
-
-def _words(text: str, probs: dict[str, float], below: float | None, threshold: float = 0.25) -> list[str]:
-    """Segments of `text` with a candidate before every word, of probability probs.get(word, 0)."""
-    starts = [i for i, ch in enumerate(text) if i > 0 and text[i - 1] == " " and ch != " "]
-    found = np.array([probs.get(text[i:].split(" ", 1)[0], 0.0) for i in starts])
-    config = DecodeConfig(threshold=threshold, lone_word_below=below)
-    return [s.text for s in decode(text, np.array(starts), found, config)]
-
-
-def test_a_lone_word_between_two_uncertain_boundaries_joins_the_side_of_the_weaker_one():
-    text = "okay let us begin great thanks jenny so the budget"
-    probs = {"great": 0.9, "thanks": 0.3, "jenny": 0.27, "so": 0.35}
-    assert _words(text, probs, None) == ["okay let us begin", "great", "thanks", "jenny", "so the budget"]
-    # "thanks" (0.3 | 0.27) joins "jenny"; "thanks jenny" is two words, so it stays
-    assert _words(text, probs, 0.5) == ["okay let us begin", "great", "thanks jenny", "so the budget"]
-    # at 0.95 "great" (0.9 | 0.3) joins what follows, then "jenny" (0.27 | 0.35) joins "great thanks"
-    assert _words(text, probs, 0.95) == ["okay let us begin", "great thanks jenny", "so the budget"]
-
-
-def test_a_lone_word_joins_the_segment_before_it_when_its_opening_boundary_is_the_weaker():
-    text = "we are done here thanks so the budget is next"
-    probs = {"thanks": 0.3, "so": 0.4}
-    assert _words(text, probs, 0.5) == ["we are done here thanks", "so the budget is next"]
-    assert _words(text, probs, 0.35) == ["we are done here", "thanks", "so the budget is next"]
-
-
-def test_lone_words_at_the_text_ends_or_beside_forced_boundaries_stay():
-    assert _words("yes we did it", {"we": 0.3}, 0.5) == ["yes", "we did it"]
-    assert _words("we did it yes", {"yes": 0.3}, 0.5) == ["we did it", "yes"]
-    text = "first part\n\nokay then we go"
-    starts = np.array([6, 12, 17, 22, 25])
-    config = DecodeConfig(threshold=0.25, lone_word_below=0.5)
-    spans = decode(text, starts, np.array([0.0, 0.0, 0.3, 0.0, 0.0]), config)
-    assert [s.text for s in spans] == ["first part", "okay", "then we go"]
-
-
-def test_a_run_of_symbols_between_uncertain_boundaries_stays_a_segment():
-    text = "the end ===== next part"
-    starts = np.array([4, 8, 14, 19])
-    spans = decode(text, starts, np.array([0.0, 0.3, 0.3, 0.0]), DecodeConfig(0.25, lone_word_below=0.5))
-    assert [s.text for s in spans] == ["the end", "=====", "next part"]

@@ -184,7 +184,7 @@ def test_streamed_decoding_equals_whole_text_decoding(words, fill, data):
     offsets = _word_starts(text)
     probs = np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(offsets), max_size=len(offsets))))
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=8))
-    config = DecodeConfig(threshold=0.5, lone_word_below=data.draw(st.none() | st.floats(0.5, 1)))
+    config = DecodeConfig(threshold=0.5)
     whole = decode(text, offsets, probs, config)
     assert _stream(text, offsets, probs, cuts, config) == whole
     assert_invariants(text, whole)
