@@ -23,7 +23,7 @@ import signal
 import stat
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
@@ -247,7 +247,9 @@ class AtomicOutput:
     it leads to a regular file that may be open for appending. While open, every signal in
     `ENDING_SIGNALS` whose handler is the default (which would end the process at once) raises
     KeyboardInterrupt instead, so the temporary file is removed on the way out; an ignored signal (a
-    SIGHUP under nohup) stays ignored, and a handler of the caller's stays in place.
+    SIGHUP under nohup) stays ignored, and a handler of the caller's stays in place. Where Python
+    swallowed that KeyboardInterrupt, the stream's next write raises it again, and the file is never
+    committed.
     """
 
     def __init__(self, target: str):
@@ -291,7 +293,7 @@ class AtomicOutput:
             if isinstance(exc, OSError):
                 raise InputError(f"cannot write to {path.parent}: {exc.strerror or exc}") from exc
             raise
-        return self._stream
+        return _InterruptibleStream(self._stream, self._signals)
 
     def _open_in_place(self, path: Path) -> TextIO:
         """A device or pipe: nothing to replace atomically, so write to it directly."""
@@ -338,6 +340,26 @@ class AtomicOutput:
             if self._tmp is not None and self._tmp.exists():
                 self._tmp.unlink()
             self._signals.restore()
+
+
+class _InterruptibleStream:
+    """The temporary file of `AtomicOutput`: each write first raises the KeyboardInterrupt of a signal
+    taken since it opened (`SignalTakeover.raise_if_signalled`), so a run whose interrupt Python
+    swallowed stops at its next write instead of working to its end and then refusing to commit."""
+
+    def __init__(self, stream: TextIO, signals: SignalTakeover):
+        self._stream, self._signals = stream, signals
+
+    def write(self, text: str) -> int:
+        self._signals.raise_if_signalled()
+        return self._stream.write(text)
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 class _EncodableStdout:

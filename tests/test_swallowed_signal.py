@@ -2,7 +2,8 @@
 
 Python runs a signal handler wherever the main thread is; inside a `__del__` method (or a weakref
 callback, as during an import) the KeyboardInterrupt it raises is printed as "Exception ignored" and
-lost. `AtomicOutput` and Ray's `StagedFolder` remember the signal and refuse to commit.
+lost. `AtomicOutput` and Ray's `StagedFolder` remember the signal and refuse to commit, and
+`AtomicOutput` stops the run at its next write.
 """
 
 from __future__ import annotations
@@ -49,6 +50,19 @@ def test_atomic_output_keeps_the_previous_file(tmp_path, default_sigterm):
     assert target.read_text(encoding="utf-8") == "previous\n"
     assert os.listdir(tmp_path) == ["out.txt"]  # no temporary file left
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL  # the takeover ended
+
+
+def test_atomic_output_stops_the_run_at_its_next_write(tmp_path, default_sigterm):
+    target = tmp_path / "out.txt"
+    reached = []
+    with pytest.raises(KeyboardInterrupt, match="signal"), AtomicOutput(str(target)) as out:
+        out.write("partial\n")
+        _swallow_a_signal()
+        reached.append("after the signal")
+        out.writelines(["the rest\n"])
+        reached.append("after the next write")
+    assert reached == ["after the signal"]
+    assert os.listdir(tmp_path) == []  # no temporary file, and nothing committed
 
 
 def test_staged_folder_is_not_renamed_into_place(tmp_path, default_sigterm):
