@@ -169,7 +169,11 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
         return [[span.start for span in spans[1:]] for spans in segmenter.pipe(list(texts))]
 
     model = options.model or "packaged default"
-    return Adapter(name, predict, f"strategy {strategy}, model {model}, {segmenter.encoder.precision}")
+    note = f"strategy {strategy}, model {model}, {segmenter.encoder.precision}"
+    partner = segmenter.partner  # a probe read with a partner (segmenter.paired)
+    if partner is not None:
+        note += f", averaged with the packaged {partner.config.preset} ({partner.encoder.precision})"
+    return Adapter(name, predict, note)
 
 
 def _spacy_attention(name: str, variant: str, options: SystemOptions) -> Adapter:

@@ -104,6 +104,13 @@ CONFIG_OPTIONS = {
         type=click.Path(),
         help="Probe folder from `segmenter train` (default: shipped).",
     ),
+    "paired": click.option(
+        "--paired/--alone",
+        default=True,
+        show_default=True,
+        help="Where the probe names a partner (--model all-mpnet-base-v2 does: the MiniLM default), "
+        "average the partner's boundary probabilities with the probe's; --alone reads the probe alone.",
+    ),
 }
 
 

@@ -133,6 +133,9 @@ class SegmenterConfig:
                 has for it.
     preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast",
                 "fastest" or "signals" (segmenter/models/README.md).
+    paired:     where the probe names a partner (its meta's `paired_with`, as all-mpnet-base-v2's
+                `accurate` does), average the partner's gap probabilities with the probe's
+                (`segmenter.paired`); False reads the probe alone, with its own thresholds.
     """
 
     model: str | None = None
@@ -144,9 +147,12 @@ class SegmenterConfig:
     max_chars: int | None = None
     precision: str = "auto"
     preset: str = DEFAULT_PRESET
+    paired: bool = True
 
     def __post_init__(self) -> None:
         check_strategy(self.strategy)
+        if not isinstance(self.paired, bool):
+            raise ConfigError(f"paired must be True or False, got {self.paired!r}")
         check_preset(self.preset)
         check_precision(self.precision)
         check_batch_size(self.batch_size)

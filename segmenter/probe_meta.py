@@ -32,6 +32,7 @@ SETTING_KEYS = (
     "automatic_precision",
     "automatic_precision_cpus",
     "punctuated_probe",
+    "paired_with",
 )
 AUTOMATIC_PRECISIONS = ("int8",)  # what a probe may name as its automatic precision
 
@@ -56,6 +57,10 @@ class ProbeMeta:
                 judges punctuated (`segmenter.stream.condition_for` says "clean") in this probe's
                 place, with its own encoder and thresholds; it must read the same features and
                 windows. None: this probe reads every text.
+    paired_with: a preset of the packaged backbone whose gap probabilities are averaged with this
+                probe's (`segmenter.paired`), and the per-condition thresholds of that mean, as
+                `(preset, thresholds)`; the probe's own thresholds are for reading it alone. None:
+                read alone.
     training:   the training record, as written to meta.json beside the fields above: kind,
                 hidden_units, members, seed, split_seed, conditions, unmarked_share, training_data,
                 n_documents, n_train_gaps, n_train_boundaries, held_out_gap_scores, created, and from
@@ -73,6 +78,7 @@ class ProbeMeta:
     automatic_precision: str | None = None
     automatic_precision_cpus: tuple[str, ...] = ()
     punctuated_probe: str | None = None
+    paired_with: tuple[str, Mapping[str, float]] | None = None
 
     def __post_init__(self) -> None:
         others = [t for one, per in self.thresholds_by_precision.values() for t in (one, *per.values())]
@@ -93,6 +99,12 @@ class ProbeMeta:
             raise ConfigError(
                 f"punctuated_probe must name a folder inside the probe's, got {self.punctuated_probe!r}"
             )
+        if self.paired_with is not None:
+            preset, paired_thresholds = self.paired_with
+            if not isinstance(preset, str) or not preset:
+                raise ConfigError(f"paired_with must name a preset, got {preset!r}")
+            if not all(0.0 <= t <= 1.0 for t in paired_thresholds.values()):
+                raise ConfigError("thresholds must lie between 0 and 1")
         clash = sorted(set(self.training) & set(SETTING_KEYS))
         if clash:
             raise ConfigError(f"the training record repeats the probe's settings {', '.join(clash)}")
@@ -115,6 +127,8 @@ class ProbeMeta:
             name: {"threshold": one, "thresholds": dict(per)}
             for name, (one, per) in self.thresholds_by_precision.items()
         }
+        if self.paired_with is not None:
+            recorded["paired_with"] = {"preset": self.paired_with[0], "thresholds": dict(self.paired_with[1])}
         features = asdict(self.features)
         return {
             **{key: value for key, value in recorded.items() if value is not None},
@@ -165,11 +179,21 @@ class ProbeMeta:
                 automatic_precision=meta.get("automatic_precision"),
                 automatic_precision_cpus=_str_tuple(meta.get("automatic_precision_cpus")),
                 punctuated_probe=_optional_str(meta.get("punctuated_probe")),
+                paired_with=_pairing(meta.get("paired_with")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ProbeError(
                 f"{source} lacks or garbles a field ({exc}); retrain with `segmenter train`"
             ) from exc
+
+
+def _pairing(value: object) -> tuple[str, dict[str, float]] | None:
+    """meta.json's `paired_with` object ({"preset": ..., "thresholds": {...}}) as ProbeMeta holds it."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"paired_with must be an object, got {value!r}")
+    return str(value["preset"]), {str(k): float(v) for k, v in value["thresholds"].items()}
 
 
 def _optional_str(value: object) -> str | None:

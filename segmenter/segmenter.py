@@ -42,6 +42,7 @@ from segmenter.features import SIGNALS
 from segmenter.gap_scorer import GapScorer
 from segmenter.int8_runtime import int8_path
 from segmenter.line_features import TEXT_START, LineState
+from segmenter.paired import CandidateSink, PairedStream, mean_gap_probabilities
 from segmenter.probe import Probe
 from segmenter.probe_meta import ProbeMeta
 from segmenter.stream import TextStream, condition_for
@@ -163,6 +164,17 @@ class Segmenter:
             self._decodings[CLEAN] = DecodeConfig(
                 threshold=per.get(CLEAN, one) if threshold is None else threshold, max_chars=max_chars
             )
+        # A probe that names a partner reads every text with it: the mean of both gap probabilities,
+        # decoded with the thresholds chosen for that mean (`segmenter.paired`).
+        self.partner: Segmenter | None = None
+        if settings is not None and settings.paired_with is not None and config.paired:
+            preset, paired_thresholds = settings.paired_with
+            self.partner = Segmenter(
+                replace(config, model=None, probe=None, preset=preset, threshold=None, paired=False)
+            )
+            for condition in TEXT_CONDITIONS:
+                if threshold is None and condition in paired_thresholds:
+                    self._decodings[condition] = DecodeConfig(paired_thresholds[condition], max_chars)
 
     @property
     def encoder(self) -> Encoder:
@@ -198,9 +210,16 @@ class Segmenter:
         _refuse_one_text(chunks, "chunks", "segment(text)")
         return self._stream_spans(chunks)
 
-    def stream(self) -> TextStream:
-        """A `TextStream` of this segmenter: `feed` it chunks, then `close` it."""
-        return TextStream(self._scorers, self.batch_size, self._decodings)
+    def stream(self) -> TextStream | PairedStream:
+        """A `TextStream` of this segmenter (a `PairedStream` where it reads with a partner): `feed` it
+        chunks, then `close` it."""
+        if self.partner is None:
+            return self._text_stream()
+        sinks = [CandidateSink(self._decodings[CLEAN]), CandidateSink(self.partner._decodings[CLEAN])]
+        return PairedStream([self._text_stream(sinks[0]), self.partner._text_stream(sinks[1])], sinks)
+
+    def _text_stream(self, decoder: CandidateSink | None = None) -> TextStream:
+        return TextStream(self._scorers, self.batch_size, self._decodings, decoder)
 
     def _stream_spans(self, chunks: Iterable[str]) -> Iterator[Span]:
         stream = self.stream()
@@ -260,7 +279,11 @@ class Segmenter:
                 found = self._scorers[condition].gap_scores([tokens[i] for i in mine], size)
                 for i, text_scores in zip(mine, found, strict=True):
                     scores[i] = text_scores
-        return [_candidates(t, s) for t, s in zip(tokens, scores, strict=True)]
+        found = [_candidates(t, s) for t, s in zip(tokens, scores, strict=True)]
+        if self.partner is not None:
+            theirs = self.partner.gap_probabilities(texts, batch_size)
+            found = [mean_gap_probabilities([a, b]) for a, b in zip(found, theirs, strict=True)]
+        return found
 
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
         """`text`'s tokens with the surface features this segmenter's probe reads."""

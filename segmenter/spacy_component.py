@@ -57,7 +57,7 @@ from spacy.util import ensure_path, from_disk, minibatch, to_disk
 
 # The SegmenterConfig fields the component takes as settings: all but the probe (saved as a file of
 # its own, never a setting) and max_chars (not offered). Their defaults are SegmenterConfig's.
-NOT_SETTINGS = ("probe", "max_chars")
+NOT_SETTINGS = ("probe", "max_chars", "paired")  # library-only settings: not in the factory or saved cfg
 SEGMENTER_SETTINGS = tuple(name for name in SegmenterConfig.field_names() if name not in NOT_SETTINGS)
 COMPONENT_SETTINGS: dict[str, Any] = {"overwrite": False, "topics": False, "topic_sensitivity": 1.0}
 

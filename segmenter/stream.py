@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from segmenter.line_features import TEXT_START, line_state_after
 from segmenter.surface import flag_count
 from segmenter.tokens import Tokens
 from segmenter.windows import GapAverager, Window, WindowPlanner
+
+if TYPE_CHECKING:
+    from segmenter.paired import CandidateSink
 
 PIECE_CHARS = 1 << 16  # characters tokenized at a time
 LOOK_CHARS = 1 << 16  # the text's first characters, which choose the threshold (`condition_for`)
@@ -93,16 +97,22 @@ class TextStream:
                 LOOK_CHARS, none is ready to run before it).
     batch_size: windows per encoder batch.
     decodings:  the decoding settings per condition, chosen with the scorer.
+    decoder:    what the text and the final candidates go to (default: a `Decoder`, whose spans are
+                yielded); `segmenter.paired.CandidateSink` keeps them for a paired reading instead.
     """
 
     def __init__(
-        self, scorers: Mapping[str, GapScorer], batch_size: int, decodings: Mapping[str, DecodeConfig]
+        self,
+        scorers: Mapping[str, GapScorer],
+        batch_size: int,
+        decodings: Mapping[str, DecodeConfig],
+        decoder: Decoder | CandidateSink | None = None,
     ):
         self.scorers = scorers
         self.scorer = scorers[CLEAN]  # until the text's start chooses
         self.batch_size = batch_size
         self.decodings = decodings
-        self.decoder = Decoder(decodings[CLEAN])
+        self.decoder = Decoder(decodings[CLEAN]) if decoder is None else decoder
         self._decided = False  # whether the text's start has chosen the threshold and the scorer
         self._head: list[str] = []  # the text's start, kept until the choice is made
         self._head_len = 0

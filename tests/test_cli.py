@@ -265,12 +265,12 @@ def test_config_options_hand_the_command_one_segmenter_config(runner):
     assert set(CONFIG_OPTIONS) == set(SegmenterConfig.field_names()) - {"max_chars"}
     assert runner.invoke(command, []).exit_code == 0
     args = ["--model", "m", "--strategy", "similarity", "--threshold", "0.3", "--device", "meta"]
-    args += ["--precision", "float32", "--preset", "fast", "--batch-size", "4", "--probe", "p"]
+    args += ["--precision", "float32", "--preset", "fast", "--batch-size", "4", "--probe", "p", "--alone"]
     assert runner.invoke(command, args).exit_code == 0
     assert seen == [
         SegmenterConfig(),
         SegmenterConfig(
             model="m", strategy="similarity", threshold=0.3, device="meta", precision="float32",
-            preset="fast", batch_size=4, probe="p",
+            preset="fast", batch_size=4, probe="p", paired=False,
         ),
     ]  # fmt: skip

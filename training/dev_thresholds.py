@@ -1,6 +1,6 @@
 """Choose a probe's two decoding thresholds on the six dev files, and write them into its meta.
 
-    python training/dev_thresholds.py PROBE_FOLDER [--write] [--precision int8] [--ud ../shared/data/ud]
+    python training/dev_thresholds.py PROBE_FOLDER [--write] [--precision int8] [--model NAME] [--ud DIR]
 
 `segmenter train` picks the thresholds on held-out training documents. This script searches them on
 the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless
@@ -14,7 +14,8 @@ thresholds, the row at the chosen ones and the pair; `--write` stores the pair i
 meta.json: for a float precision as `thresholds.clean`, `thresholds.corrupt` and `threshold` (with
 `thresholds_from` saying where they came from); for int8 under `thresholds_by_precision.int8` (with
 `int8_thresholds_from`), which the segmenter reads when its encoder runs at int8. The search starts
-from the float pair either way.
+from the float pair either way. A probe read with a partner (its meta's `paired_with`,
+`segmenter.paired`) has the thresholds of the mean searched, from and into `paired_with.thresholds`.
 A development tool; it reads dev files only.
 """
 
@@ -64,18 +65,22 @@ def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list
     default="../shared/data/ud",
     show_default=True,
 )
-def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
+@click.option("--model", default=None, help="Backbone of the probe (default: the packaged all-MiniLM-L6-v2).")
+def main(probe: Path, write: bool, precision: str, ud: Path, model: str | None) -> None:
     """Print the dev rows at the trained and at the chosen thresholds of PROBE."""
-    segmenter = Segmenter(probe=probe, precision=precision)
+    segmenter = Segmenter(model=model, probe=probe, precision=precision)
     cells = []
     for name, texts in dev_cells(ud):
         gaps = segmenter.gap_probabilities([t.text for t in texts])
         conditions = [segmenter.condition_for(t.text) for t in texts]  # which threshold reads each text
         cells.append((name, list(zip(texts, gaps, conditions, strict=True))))
     trained_meta = segmenter.probe.meta
+    paired = segmenter.partner is not None
     # a probe trained on one condition (--conditions clean) reads the other with its one threshold
     one = trained_meta["threshold"]
     trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
+    if paired:  # the thresholds of the mean: where the search starts, and what --write replaces
+        trained = {c: float(trained_meta["paired_with"]["thresholds"][c]) for c in ("clean", "corrupt")}
     best = dict(trained)
     searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
     for which in searched:
@@ -91,7 +96,10 @@ def main(probe: Path, write: bool, precision: str, ud: Path) -> None:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         source = "the six UD English dev files (training/dev_thresholds.py)"
         chosen = {c: best[c] for c in searched}
-        if segmenter.encoder.precision == "int8":
+        if paired:
+            meta["paired_with"]["thresholds"] = chosen
+            meta["paired_thresholds_from"] = source
+        elif segmenter.encoder.precision == "int8":
             by_precision = meta.setdefault("thresholds_by_precision", {})
             by_precision["int8"] = {"threshold": best[searched[0]], "thresholds": chosen}
             meta["int8_thresholds_from"] = source
