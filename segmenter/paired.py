@@ -15,7 +15,7 @@ cut, as with one reader. This module reads no model; building the readers is `se
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,15 +28,20 @@ if TYPE_CHECKING:
     from segmenter.stream import TextStream
 
 
-def mean_by_offset(offsets: list[np.ndarray], probs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def mean_by_offset(
+    offsets: list[np.ndarray], probs: list[np.ndarray], weights: Sequence[float] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The candidates of several readers, each (G_i,) increasing `offsets` with (G_i,) `probs`, as one
-    (G,) increasing set of offsets with the mean probability of the readers that have each."""
-    every = np.concatenate([np.asarray(o, dtype=np.int64) for o in offsets])
-    weights = np.concatenate([np.asarray(p, dtype=np.float64) for p in probs])
+    (G,) increasing set of offsets with the mean probability of the readers that have each, each
+    reader counted with its weight of `weights` (None: equally)."""
+    shares = [1.0] * len(offsets) if weights is None else weights
+    every = np.concatenate([np.asarray(o, dtype=np.int64) for o in offsets])  # (sum G_i,)
+    share = np.concatenate([np.full(len(o), w, np.float64) for o, w in zip(offsets, shares, strict=True)])
+    weighted = np.concatenate([np.asarray(p, dtype=np.float64) for p in probs]) * share
     merged, where = np.unique(every, return_inverse=True)  # (G,), (sum G_i,)
-    total = np.bincount(where, weights=weights, minlength=len(merged))
-    count = np.bincount(where, minlength=len(merged))
-    return merged, (total / np.maximum(count, 1)).astype(np.float32)
+    total = np.bincount(where, weights=weighted, minlength=len(merged))
+    count = np.bincount(where, weights=share, minlength=len(merged))  # every offset has a reader
+    return merged, (total / count).astype(np.float32)
 
 
 def mean_gap_probabilities(readers: list[GapProbabilities]) -> GapProbabilities:

@@ -82,6 +82,7 @@ class ProbeMeta:
 
     def __post_init__(self) -> None:
         others = [t for one, per in self.thresholds_by_precision.values() for t in (one, *per.values())]
+        others += [] if self.paired_with is None else list(self.paired_with[1].values())
         if not all(0.0 <= t <= 1.0 for t in [self.threshold, *self.thresholds.values(), *others]):
             raise ConfigError("thresholds must lie between 0 and 1")
         if self.automatic_precision not in (None, *AUTOMATIC_PRECISIONS):
@@ -99,12 +100,9 @@ class ProbeMeta:
             raise ConfigError(
                 f"punctuated_probe must name a folder inside the probe's, got {self.punctuated_probe!r}"
             )
-        if self.paired_with is not None:
-            preset, paired_thresholds = self.paired_with
-            if not isinstance(preset, str) or not preset:
-                raise ConfigError(f"paired_with must name a preset, got {preset!r}")
-            if not all(0.0 <= t <= 1.0 for t in paired_thresholds.values()):
-                raise ConfigError("thresholds must lie between 0 and 1")
+        partner = None if self.paired_with is None else self.paired_with[0]
+        if partner is not None and not (isinstance(partner, str) and partner):
+            raise ConfigError(f"paired_with must name a preset, got {partner!r}")
         clash = sorted(set(self.training) & set(SETTING_KEYS))
         if clash:
             raise ConfigError(f"the training record repeats the probe's settings {', '.join(clash)}")

@@ -21,22 +21,11 @@ import click
 import numpy as np
 from decode_rules import probabilities
 from dev_scores import dev_cells, pooled_counts, ud_option
+from dev_thresholds import GRID
 
 from segmenter import Segmenter
 from segmenter.decode import decode
-from segmenter.segmenter import GapProbabilities
-
-GRID = tuple(round(t, 2) for t in np.arange(0.05, 0.951, 0.05))
-
-
-def mean_of(a: GapProbabilities, b: GapProbabilities) -> GapProbabilities:
-    """The candidates of `a` and `b` by character offset: the mean where both have one, else the one."""
-    found: dict[int, list[float]] = {}
-    for gaps in (a, b):
-        for offset, prob in zip(gaps.offsets.tolist(), gaps.probs.tolist(), strict=True):
-            found.setdefault(offset, []).append(prob)
-    offsets = np.array(sorted(found), dtype=np.int64)
-    return dataclasses.replace(a, offsets=offsets, probs=np.array([np.mean(found[o]) for o in offsets]))
+from segmenter.paired import mean_gap_probabilities
 
 
 def cell_f1(segmenter: Segmenter, texts: list, gaps: list, threshold: float | None) -> float:
@@ -71,13 +60,13 @@ def main(ud: Path, cells: str) -> None:
     condition = cells
     cells = [(name, texts) for name, texts in dev_cells(ud) if name.endswith(f" {condition}")]
     small = Segmenter(preset="accurate")
-    large = Segmenter(model="all-mpnet-base-v2")
+    large = Segmenter(model="all-mpnet-base-v2", paired=False)  # its probe alone, as measured before the pair
     gaps = {
         "MiniLM accurate": [probabilities(small, [t.text for t in texts]) for _, texts in cells],
         "all-mpnet-base-v2 accurate": [probabilities(large, [t.text for t in texts]) for _, texts in cells],
     }
     gaps["mean of the two"] = [
-        [mean_of(a, b) for a, b in zip(x, y, strict=True)]
+        [mean_gap_probabilities([a, b]) for a, b in zip(x, y, strict=True)]
         for x, y in zip(gaps["MiniLM accurate"], gaps["all-mpnet-base-v2 accurate"], strict=True)
     ]
     click.echo("| reader | threshold | " + " | ".join(name for name, _ in cells) + f" | {condition} mean |")

@@ -49,6 +49,20 @@ def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list
     return summary(counted)
 
 
+def search(
+    segmenter: Segmenter, cells: list, start: dict[str, float], searched: list[str]
+) -> dict[str, float]:
+    """The thresholds with the highest dev score, coordinate-wise from `start` for the conditions of
+    `searched` in order (each on GRID and its starting value; ties: the one nearest the start)."""
+    best = dict(start)
+    for which in searched:
+        candidates = sorted({*GRID, best[which]})  # the start too: the search cannot lose to it
+        scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in candidates}
+        best[which] = max(scores, key=lambda t: (scores[t], -abs(t - start[which])))
+        click.echo(f"{which}: " + " ".join(f"{t:.2f}:{s:.4f}" for t, s in scores.items()), err=True)
+    return best
+
+
 @click.command()
 @click.argument("probe", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--write", is_flag=True, help="Store the chosen thresholds in the probe's meta.json.")
@@ -76,18 +90,13 @@ def main(probe: Path, write: bool, precision: str, ud: Path, model: str | None) 
         cells.append((name, list(zip(texts, gaps, conditions, strict=True))))
     trained_meta = segmenter.probe.meta
     paired = segmenter.partner is not None
-    # a probe trained on one condition (--conditions clean) reads the other with its one threshold
-    one = trained_meta["threshold"]
-    trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     if paired:  # the thresholds of the mean: where the search starts, and what --write replaces
         trained = {c: float(trained_meta["paired_with"]["thresholds"][c]) for c in ("clean", "corrupt")}
-    best = dict(trained)
+    else:  # a probe trained on one condition (--conditions clean) reads the other with its one threshold
+        one = trained_meta["threshold"]
+        trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
-    for which in searched:
-        candidates = sorted({*GRID, best[which]})  # the start too: the search cannot lose to it
-        scores = {t: row(segmenter, cells, {**best, which: t})[-3] for t in candidates}
-        best[which] = max(scores, key=lambda t: (scores[t], -abs(t - trained[which])))
-        click.echo(f"{which}: " + " ".join(f"{t:.2f}:{s:.4f}" for t, s in scores.items()), err=True)
+    best = search(segmenter, cells, trained, searched)
     click.echo(header())
     click.echo(markdown_row(f"{probe.name}, trained thresholds {trained}", row(segmenter, cells, trained)))
     click.echo(markdown_row(f"{probe.name}, dev thresholds {best}", row(segmenter, cells, best)))

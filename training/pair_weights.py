@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import numpy as np
 from dev_scores import dev_cells, header, markdown_row, ud_option
-from dev_thresholds import GRID, row
+from dev_thresholds import row, search
 
 from segmenter import Segmenter
+from segmenter.paired import mean_by_offset
 from segmenter.segmenter import GapProbabilities
 
 WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
@@ -28,22 +28,16 @@ START = {"clean": 0.5, "corrupt": 0.3}  # the pair's thresholds, where each sear
 
 def weighted(large: GapProbabilities, small: GapProbabilities, w: float) -> GapProbabilities:
     """w * large + (1 - w) * small at the offsets both have; the one probability where one has it."""
-    offsets = np.union1d(large.offsets, small.offsets)  # (G,)
-    probs = np.zeros(len(offsets))
-    weight = np.zeros(len(offsets))
-    for gaps, share in ((large, w), (small, 1 - w)):
-        at = np.searchsorted(offsets, gaps.offsets)
-        probs[at] += share * np.asarray(gaps.probs, dtype=np.float64)
-        weight[at] += share
-    return GapProbabilities(offsets, (probs / weight).astype(np.float32))
+    offsets, probs = mean_by_offset([large.offsets, small.offsets], [large.probs, small.probs], [w, 1 - w])
+    return GapProbabilities(offsets, probs)
 
 
 @click.command()
 @ud_option
 def main(ud: Path) -> None:
     """Print one dev row per weight, at the thresholds searched for it."""
-    pair = Segmenter(model="all-mpnet-base-v2")
-    large, small = Segmenter(model="all-mpnet-base-v2", paired=False), pair.partner
+    # each reader loaded once; the decoding settings other than the thresholds are the same for all
+    large, small = Segmenter(model="all-mpnet-base-v2", paired=False), Segmenter(preset="accurate")
     texts = dev_cells(ud)
     readers = []
     for _, items in texts:
@@ -55,17 +49,14 @@ def main(ud: Path) -> None:
             (
                 name,
                 [
-                    (t, weighted(a, b, w), pair.condition_for(t.text))
+                    (t, weighted(a, b, w), small.condition_for(t.text))
                     for t, a, b in zip(items, la, sm, strict=True)
                 ],
             )
             for (name, items), (la, sm) in zip(texts, readers, strict=True)
         ]
-        best = dict(START)
-        for which in ("clean", "corrupt"):
-            scores = {t: row(pair, cells, {**best, which: t})[-3] for t in sorted({*GRID, best[which]})}
-            best[which] = max(scores, key=lambda t: (scores[t], -abs(t - START[which])))  # noqa: B023
-        click.echo(markdown_row(f"w {w:.1f}, thresholds {best}", row(pair, cells, best)))
+        best = search(small, cells, START, ["clean", "corrupt"])
+        click.echo(markdown_row(f"w {w:.1f}, thresholds {best}", row(small, cells, best)))
 
 
 if __name__ == "__main__":
