@@ -55,8 +55,8 @@ class ProbeMeta:
                 which `automatic_precision` applies; empty: on every one.
     punctuated_probe: a probe folder, relative to this probe's, that reads the texts the segmenter
                 judges punctuated (`segmenter.stream.condition_for` says "clean") in this probe's
-                place, with its own encoder and thresholds; it must read the same features and
-                windows. None: this probe reads every text.
+                place, with its own encoder and thresholds; it must read the same features (each
+                may read its own blocks) and windows. None: this probe reads every text.
     paired_with: a preset of the packaged backbone whose gap probabilities are averaged with this
                 probe's (`segmenter.paired`), and the per-condition thresholds of that mean, as
                 `(preset, thresholds)`; the probe's own thresholds are for reading it alone. None:

@@ -364,10 +364,12 @@ def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> tuple[Probe, ProbeMe
             "does not hold; load the probe from its folder with Probe.load"
         )
     own = settings_from_meta(punctuated.meta, source=_meta_file(punctuated))
-    if (own.features, own.window, own.backbone) != (settings.features, settings.window, settings.backbone):
+    # Each scorer runs its own encoder, so the blocks read may differ; the tokens both read may not.
+    features = replace(own.features, layers=settings.features.layers)
+    if (features, own.window, own.backbone) != (settings.features, settings.window, settings.backbone):
         raise ProbeError(
             f"{_meta_file(punctuated)} reads other features, windows or backbone than "
-            f"{_meta_file(probe)}; a punctuated probe must read the same"
+            f"{_meta_file(probe)}; a punctuated probe must read the same (its blocks aside)"
         )
     if own.punctuated_probe is not None:
         raise ProbeError(f"{_meta_file(punctuated)}: a punctuated probe cannot name one of its own")

@@ -109,6 +109,22 @@ def test_a_punctuated_probe_that_reads_other_features_is_refused(tmp_path):
         Segmenter(probe=str(folder))
 
 
+def test_a_punctuated_probe_may_read_another_block(tmp_path):
+    """Each probe runs its own encoder, so the two may read different blocks (the tokens they read
+    are the same); the texts are still routed by their condition."""
+    folder = _copy_accurate(tmp_path / "accurate")
+    meta = json.loads((folder / "punctuated" / "meta.json").read_text(encoding="utf-8"))
+    (folder / "punctuated" / "meta.json").write_text(json.dumps({**meta, "layers": [2]}), encoding="utf-8")
+    routed = Segmenter(probe=str(folder))
+    assert routed.scorers["clean"].features.layers == (2,)
+    assert routed.scorers["corrupt"].features.layers == (3,)
+    alone = Segmenter(probe=str(folder / "punctuated"))
+    np.testing.assert_array_equal(
+        routed.gap_probabilities([PUNCTUATED])[0].probs, alone.gap_probabilities([PUNCTUATED])[0].probs
+    )
+    assert routed.segment(PUNCTUATED) == alone.segment(PUNCTUATED)
+
+
 def test_the_punctuated_probe_travels_with_its_probe(tmp_path):
     from segmenter.probe import Probe
 
