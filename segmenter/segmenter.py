@@ -188,6 +188,11 @@ class Segmenter:
         return MappingProxyType(self._scorers)
 
     @property
+    def decodings(self) -> Mapping[str, DecodeConfig]:
+        """The decoding settings of each condition's texts ("clean", "corrupt"): `decoding_for`'s."""
+        return MappingProxyType(self._decodings)
+
+    @property
     def features(self) -> FeatureConfig:
         return self.scorer.features
 

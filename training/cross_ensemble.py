@@ -1,15 +1,18 @@
-"""Unpunctuated dev text read by two backbones together: the mean of their gap probabilities.
+"""Dev text read by several readers together: the mean of their gap probabilities.
 
-    python training/cross_ensemble.py [--cells unpunctuated|clean] [--ud ../shared/data/ud]
+    python training/cross_ensemble.py [--cells unpunctuated|clean] [--reader SPEC ...] [--ud UD_FOLDER]
 
-The gap probabilities of the MiniLM `accurate` preset (at its automatic precision; on punctuated text
-its punctuated probe) and of the all-mpnet-base-v2 `accurate` probe on the six dev cells of one
-condition (default: unpunctuated), matched by character offset:
-their mean where both score a gap, the one probability where only one does. Prints the F1 of each
-cell and their mean for each model alone at its own threshold, for each alone and the mean
-at the threshold searched on a 0.05 grid over these cells (segmenter/models/README.md, "Unpunctuated
-text read by the 12-layer and the 6-layer encoder together"). A development tool: nothing in
-`segmenter` imports it, and it reads dev files only.
+The gap probabilities of each reader on the six dev cells of one condition (default: unpunctuated),
+matched by character offset: their mean where several score a gap, the one probability where only one
+does. A reader SPEC is a preset or probe folder of the default backbone, or `MODEL:PRESET` for another
+backbone, optionally `@PRECISION` (`blocks-4@int8`; default: its automatic precision), read alone (a probe's `paired_with` partner is not
+added). Without --reader: the MiniLM `accurate` preset (on punctuated text its punctuated probe) and
+the all-mpnet-base-v2 `accurate` probe (segmenter/models/README.md, "Unpunctuated text read by the
+12-layer and the 6-layer encoder together"). Prints the F1 of each cell and their mean for each
+reader at its own threshold, then, at the threshold searched on a 0.05 grid over these cells, for each
+reader and for the mean of the first k readers (k from 2 to all). Decoding settings other than the
+threshold are the first reader's. A development tool: nothing in `segmenter` imports it, and it reads
+dev files only.
 """
 
 from __future__ import annotations
@@ -55,27 +58,45 @@ def row(label: str, segmenter: Segmenter, cells: list, gaps: list, threshold: fl
     show_default=True,
     help="Which six dev cells to read.",
 )
-def main(ud: Path, cells: str) -> None:
-    """Print one markdown row per model and threshold: the six dev cells of --cells and their mean."""
+@click.option(
+    "--reader",
+    "readers",
+    multiple=True,
+    default=("accurate", "all-mpnet-base-v2:accurate"),
+    show_default=True,
+    help="A preset or probe folder, or MODEL:PRESET; repeat for each reader.",
+)
+def main(ud: Path, cells: str, readers: tuple[str, ...]) -> None:
+    """Print one markdown row per reader and threshold: the six dev cells of --cells and their mean."""
     condition = cells
     cells = [(name, texts) for name, texts in dev_cells(ud) if name.endswith(f" {condition}")]
-    small = Segmenter(preset="accurate")
-    large = Segmenter(model="all-mpnet-base-v2", paired=False)  # its probe alone, as measured before the pair
+    segmenters = {spec: reader(spec) for spec in readers}
     gaps = {
-        "MiniLM accurate": [probabilities(small, [t.text for t in texts]) for _, texts in cells],
-        "all-mpnet-base-v2 accurate": [probabilities(large, [t.text for t in texts]) for _, texts in cells],
+        spec: [probabilities(segmenter, [t.text for t in texts]) for _, texts in cells]
+        for spec, segmenter in segmenters.items()
     }
-    gaps["mean of the two"] = [
-        [mean_gap_probabilities([a, b]) for a, b in zip(x, y, strict=True)]
-        for x, y in zip(gaps["MiniLM accurate"], gaps["all-mpnet-base-v2 accurate"], strict=True)
-    ]
+    for k in range(2, len(readers) + 1):
+        # gaps[label][cell][text]: the mean of the first k readers' probabilities for that text
+        gaps[f"mean of the first {k}"] = [
+            [mean_gap_probabilities(list(each)) for each in zip(*per_reader, strict=True)]
+            for per_reader in zip(*(gaps[spec] for spec in readers[:k]), strict=True)
+        ]
+    first = segmenters[readers[0]]
     click.echo("| reader | threshold | " + " | ".join(name for name, _ in cells) + f" | {condition} mean |")
     click.echo("|---" * (len(cells) + 3) + "|")
-    for label, segmenter in (("MiniLM accurate", small), ("all-mpnet-base-v2 accurate", large)):
-        row(label, segmenter, cells, gaps[label], None)
+    for spec, segmenter in segmenters.items():
+        row(spec, segmenter, cells, gaps[spec], None)
     for label in gaps:
-        best = max(GRID, key=lambda t: row(label, small, cells, gaps[label], t))  # noqa: B023
+        best = max(GRID, key=lambda t: row(label, first, cells, gaps[label], t))  # noqa: B023
         click.echo(f"best threshold for {label}: {best:.2f}")
+
+
+def reader(spec: str) -> Segmenter:
+    """The segmenter a --reader SPEC names, read alone (no `paired_with` partner)."""
+    spec, _, precision = spec.partition("@")
+    model, _, probe = spec.rpartition(":") if not Path(spec).is_dir() else ("", "", spec)
+    chosen = {"probe": probe} if Path(probe).is_dir() else {"preset": probe}
+    return Segmenter(model=model or None, paired=False, precision=precision or "auto", **chosen)
 
 
 if __name__ == "__main__":

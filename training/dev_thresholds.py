@@ -6,7 +6,9 @@
 the dev rows of `dev_scores.py` instead: the segmenter reads a text with `thresholds.clean` unless
 it looks unpunctuated (then `thresholds.corrupt`), so the search is coordinate-wise on a 0.05 grid
 plus the trained value: first the clean threshold (the unpunctuated one as trained) for the highest
-score, then the unpunctuated threshold for the highest score with that clean one. Since each step
+score, then the unpunctuated threshold for the highest score with that clean one. A probe that names a
+punctuated probe (which reads the texts judged punctuated, at its own threshold) has only its
+unpunctuated threshold searched, with the clean texts at the punctuated probe's. Since each step
 tries the value it starts from, the chosen pair never scores below the trained one. A probe trained
 on one condition (`--conditions clean`) has only that one searched and written. Gap probabilities
 are computed once per dev text; every grid point only decodes. Prints the row at the trained
@@ -96,6 +98,9 @@ def main(probe: Path, write: bool, precision: str, ud: Path, model: str | None) 
         one = trained_meta["threshold"]
         trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
+    if segmenter.scorers["clean"] is not segmenter.scorer:  # routed: clean texts are its punctuated probe's
+        trained["clean"] = segmenter.decodings["clean"].threshold
+        searched = [c for c in searched if c != "clean"]
     best = search(segmenter, cells, trained, searched)
     click.echo(header())
     click.echo(markdown_row(f"{probe.name}, trained thresholds {trained}", row(segmenter, cells, trained)))
