@@ -5,8 +5,9 @@
 runs a batch of windows through the encoder, turns each window's features into one probability per gap
 (the trained probe, or one of the paper's unsupervised scores) and, for texts held whole, pools the
 windows of many texts into shared encoder batches (`gap_scores`). Streaming feeds the same scorer a
-window batch at a time (`segmenter.stream`). Decoding probabilities into spans lives in
-`segmenter.decode`; choosing the model, probe and thresholds in `segmenter.segmenter`.
+window batch at a time (`segmenter.stream`). `MeanScorer` reads each window with several probes of one
+backbone (a probe's `averaged_probes`) and averages their probabilities. Decoding probabilities into
+spans lives in `segmenter.decode`; choosing the model, probe and thresholds in `segmenter.segmenter`.
 """
 
 from __future__ import annotations
@@ -74,3 +75,21 @@ class GapScorer:
             for window, scores in zip(batch, self.score(tokens, batch), strict=True):
                 averagers[window.text].add(window, scores)
         return [averager.result() for averager in averagers]
+
+
+class MeanScorer(GapScorer):
+    """Several scorers of one backbone read as one: per window, the mean of their gap probabilities.
+
+    They read the same tokens (the same surface features) and windows, each through its own encoder
+    and probe (the blocks read may differ); tokenizing and window planning are the first one's."""
+
+    def __init__(self, scorers: list[GapScorer]):
+        first = scorers[0]
+        super().__init__(first.encoder, first.features, first.window, first.probe, first.strategy)
+        self.scorers = tuple(scorers)
+
+    def score(self, tokens: list[Tokens], batch: list[Window]) -> list[np.ndarray]:
+        if not batch:
+            return []
+        each = [scorer.score(tokens, batch) for scorer in self.scorers]  # per scorer, per window (n-1,)
+        return [np.mean(window, axis=0, dtype=np.float32) for window in zip(*each, strict=True)]

@@ -66,6 +66,8 @@ class Probe:
     source:      the folder it was loaded from (None when built in memory); not saved
     punctuated:  the probe that reads punctuated text in this one's place, where its meta names one
                  (`punctuated_probe`: a folder inside this probe's); saved and loaded with it
+    averaged:    the probes whose gap probabilities are averaged with this one's, where its meta names
+                 them (`averaged_probes`: folders inside this probe's); saved and loaded with it
     """
 
     mean: np.ndarray
@@ -77,6 +79,7 @@ class Probe:
     pruning: dict[str, np.ndarray] = field(default_factory=dict)
     source: str | None = None
     punctuated: Probe | None = None
+    averaged: tuple[Probe, ...] = ()
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)  # derived, not saved
 
     @property
@@ -199,29 +202,41 @@ class Probe:
         """
 
         name = _punctuated_name(self.meta) if self.punctuated is not None else None
+        inner = ({} if name is None else {name: self.punctuated}) | self._averaged_by_name()
 
         def write(new: Path) -> None:
             np.savez(new / ARRAYS, **self.arrays())
             (new / META).write_text(json.dumps(self.meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-            if name is not None:
-                (new / name).mkdir()
-                self.punctuated.save(new / name)
+            for folder_name, probe in inner.items():
+                (new / folder_name).mkdir()
+                probe.save(new / folder_name)
 
         given = Path(folder)
-        written = (ARRAYS, META) if name is None else (ARRAYS, META, name)
+        written = (ARRAYS, META, *inner)
         _replace_folder(given.resolve() if given.is_symlink() else given, write, written)
         return given
 
+    def _averaged_by_name(self) -> dict[str, Probe]:
+        """The averaged probes by the folder names the meta gives them; a ProbeError when they differ
+        in number."""
+        names = _averaged_names(self.meta)
+        if len(names) != len(self.averaged):
+            raise ProbeError(
+                f"the probe's meta names {len(names)} averaged probes but it holds {len(self.averaged)}"
+            )
+        return dict(zip(names, self.averaged, strict=True))
+
     @classmethod
     def load(cls, folder: str | Path) -> Probe:
-        """The probe saved in `folder` (with the punctuated probe its meta names, from inside it); a
+        """The probe saved in `folder` (with the punctuated and averaged probes its meta names, from
+        inside it); a
         ProbeError naming the file when one is missing, corrupted or inconsistent."""
         return cls._load(Path(folder), nested=False)
 
     @classmethod
     def _load(cls, folder: Path, nested: bool) -> Probe:
-        """`load`; `nested`: `folder` holds a punctuated probe, which may not name one of its own (a
-        folder linked to its parent would otherwise be read forever)."""
+        """`load`; `nested`: `folder` holds a punctuated or averaged probe, which may not name one of
+        its own (a folder linked to its parent would otherwise be read forever)."""
         arrays_path, meta_path = folder / ARRAYS, folder / META
         for path in (arrays_path, meta_path):
             if not path.is_file():
@@ -252,7 +267,10 @@ class Probe:
                 f"probe file {arrays_path} is inconsistent ({exc}); retrain with `segmenter train`"
             ) from exc
         name = _punctuated_name(meta, source=str(meta_path), nested=nested)
-        return probe if name is None else replace(probe, punctuated=cls._load(folder / name, nested=True))
+        names = _averaged_names(meta, str(meta_path), nested)
+        averaged = tuple(cls._load(folder / n, nested=True) for n in names)
+        punctuated = None if name is None else cls._load(folder / name, nested=True)
+        return replace(probe, punctuated=punctuated, averaged=averaged)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], meta: dict) -> Probe:
@@ -288,7 +306,8 @@ class Probe:
             k: {"shape": list(v.shape), "data": v.astype("<f4").tobytes()} for k, v in self.arrays().items()
         }
         punctuated = {} if self.punctuated is None else {"punctuated": self.punctuated.to_bytes()}
-        return {"arrays": arrays, "meta": self.meta, **punctuated}
+        averaged = {"averaged": [p.to_bytes() for p in self.averaged]} if self.averaged else {}
+        return {"arrays": arrays, "meta": self.meta, **punctuated, **averaged}
 
     @classmethod
     def from_bytes(cls, data: dict) -> Probe:
@@ -300,13 +319,19 @@ class Probe:
             probe = cls.from_arrays(arrays, dict(data.get("meta", {})))
         except (KeyError, ValueError, TypeError) as exc:
             raise ProbeError(f"stored probe is inconsistent ({exc}); retrain with `segmenter train`") from exc
-        if data.get("punctuated") is None:
-            return probe
-        _punctuated_name(probe.meta, source="the stored probe's meta")
-        punctuated = cls.from_bytes(data["punctuated"])
-        if punctuated.punctuated is not None:
-            raise ProbeError("the stored probe's punctuated probe names one of its own, which none may")
-        return replace(probe, punctuated=punctuated)
+        source = "the stored probe's meta"
+        names = _averaged_names(probe.meta, source)
+        stored = data.get("averaged") or []
+        if not isinstance(stored, list) or len(stored) != len(names):
+            raise ProbeError(f"{source} names {len(names)} averaged probes but the stored probe holds others")
+        inner = [cls.from_bytes(item) for item in stored]
+        if data.get("punctuated") is not None:
+            _punctuated_name(probe.meta, source=source)
+            inner.append(cls.from_bytes(data["punctuated"]))
+        if any(p.punctuated is not None or p.averaged for p in inner):
+            raise ProbeError("a probe stored inside the stored probe names one of its own, which none may")
+        punctuated = inner.pop() if data.get("punctuated") is not None else None
+        return replace(probe, punctuated=punctuated, averaged=tuple(inner))
 
 
 def fit(
@@ -460,6 +485,24 @@ def _punctuated_name(meta: dict, source: str = "the probe's meta", nested: bool 
     if not is_folder_name(name):
         raise ProbeError(f"{source}: punctuated_probe must name a folder inside the probe's, got {name!r}")
     return name
+
+
+def _averaged_names(meta: dict, source: str = "the probe's meta", nested: bool = False) -> tuple[str, ...]:
+    """The folder names of the averaged probes `meta` names (empty: none); a ProbeError when they are
+    not distinct plain folder names inside the probe's folder, or when `meta` is an inner probe's
+    (`nested`)."""
+    names = meta.get("averaged_probes") or []
+    if not names:
+        return ()
+    if nested:
+        raise ProbeError(f"{source}: a probe inside another cannot name averaged probes of its own")
+    inside = [*names, meta.get("punctuated_probe")] if isinstance(names, list) else []
+    if not isinstance(names, list) or not all(map(is_folder_name, names)) or len(set(inside)) < len(inside):
+        raise ProbeError(
+            f"{source}: averaged_probes must name distinct folders inside the probe's, other than its "
+            f"punctuated probe's, got {names!r}"
+        )
+    return tuple(names)
 
 
 @functools.cache

@@ -32,6 +32,7 @@ SETTING_KEYS = (
     "automatic_precision",
     "automatic_precision_cpus",
     "punctuated_probe",
+    "averaged_probes",
     "paired_with",
 )
 AUTOMATIC_PRECISIONS = ("int8",)  # what a probe may name as its automatic precision
@@ -57,6 +58,10 @@ class ProbeMeta:
                 judges punctuated (`segmenter.stream.condition_for` says "clean") in this probe's
                 place, with its own encoder and thresholds; it must read the same features (each
                 may read its own blocks) and windows. None: this probe reads every text.
+    averaged_probes: probe folders, relative to this probe's, that read every text this probe reads
+                beside it (each with its own encoder; the same features, blocks aside, tokens and
+                windows): their gap probabilities and this probe's are averaged per window, and
+                this probe's thresholds are the mean's. Empty: this probe reads alone.
     paired_with: a preset of the packaged backbone whose gap probabilities are averaged with this
                 probe's (`segmenter.paired`), and the per-condition thresholds of that mean, as
                 `(preset, thresholds)`; the probe's own thresholds are for reading it alone. None:
@@ -78,6 +83,7 @@ class ProbeMeta:
     automatic_precision: str | None = None
     automatic_precision_cpus: tuple[str, ...] = ()
     punctuated_probe: str | None = None
+    averaged_probes: tuple[str, ...] = ()
     paired_with: tuple[str, Mapping[str, float]] | None = None
 
     def __post_init__(self) -> None:
@@ -100,6 +106,12 @@ class ProbeMeta:
             raise ConfigError(
                 f"punctuated_probe must name a folder inside the probe's, got {self.punctuated_probe!r}"
             )
+        inside = [name for name in (self.punctuated_probe, *self.averaged_probes) if name is not None]
+        if not all(is_folder_name(name) for name in self.averaged_probes) or len(set(inside)) < len(inside):
+            raise ConfigError(
+                "averaged_probes must name distinct folders inside the probe's, other than its punctuated "
+                f"probe's, got {list(self.averaged_probes)!r}"
+            )
         partner = None if self.paired_with is None else self.paired_with[0]
         if partner is not None and not (isinstance(partner, str) and partner):
             raise ConfigError(f"paired_with must name a preset, got {partner!r}")
@@ -120,6 +132,7 @@ class ProbeMeta:
             "automatic_precision": self.automatic_precision,
             "automatic_precision_cpus": list(self.automatic_precision_cpus) or None,
             "punctuated_probe": self.punctuated_probe,
+            "averaged_probes": list(self.averaged_probes) or None,
         }
         by_precision = {
             name: {"threshold": one, "thresholds": dict(per)}
@@ -177,6 +190,7 @@ class ProbeMeta:
                 automatic_precision=meta.get("automatic_precision"),
                 automatic_precision_cpus=_str_tuple(meta.get("automatic_precision_cpus")),
                 punctuated_probe=_optional_str(meta.get("punctuated_probe")),
+                averaged_probes=_str_tuple(meta.get("averaged_probes")),
                 paired_with=_pairing(meta.get("paired_with")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -208,5 +222,6 @@ def _str_tuple(value: object) -> tuple[str, ...]:
 
 
 def is_folder_name(name: object) -> bool:
-    """Whether `name` names a folder right inside another (`punctuated_probe`): no separator, not "."."""
+    """Whether `name` names a folder right inside another (`punctuated_probe`, `averaged_probes`): no
+    separator, not "."."""
     return isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name

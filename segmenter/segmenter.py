@@ -39,7 +39,7 @@ from segmenter.config import (
 from segmenter.decode import Span, decode
 from segmenter.errors import ConfigError, ProbeError
 from segmenter.features import SIGNALS
-from segmenter.gap_scorer import GapScorer
+from segmenter.gap_scorer import GapScorer, MeanScorer
 from segmenter.int8_runtime import int8_path
 from segmenter.line_features import TEXT_START, LineState
 from segmenter.paired import CandidateSink, PairedStream, mean_gap_probabilities
@@ -133,6 +133,7 @@ class Segmenter:
         self.probe: Probe | None = None
         settings: ProbeMeta | None = None
         punctuated: tuple[Probe, ProbeMeta] | None = None
+        averaged: list[tuple[Probe, ProbeMeta]] = []
         if config.strategy == "probe":
             try:
                 self.probe = load_probe_for(backbone, config.probe, config.preset)
@@ -144,8 +145,11 @@ class Segmenter:
                 raise
             settings = settings_from_meta(self.probe.meta, source=_meta_file(self.probe))
             punctuated = _punctuated_probe(self.probe, settings)
+            averaged = _averaged_probes(self.probe, settings)
         threshold, max_chars = config.threshold, config.max_chars
         self.scorer, (default_threshold, per_condition) = _open_scorer(config, self.probe, settings)
+        if averaged:  # the probe's thresholds are the mean's
+            self.scorer = MeanScorer([self.scorer, *(_open_scorer(config, *inner)[0] for inner in averaged)])
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
@@ -368,17 +372,34 @@ def _punctuated_probe(probe: Probe, settings: ProbeMeta) -> tuple[Probe, ProbeMe
             f"{_meta_file(probe)} names a punctuated probe ({settings.punctuated_probe!r}) that the probe "
             "does not hold; load the probe from its folder with Probe.load"
         )
-    own = settings_from_meta(punctuated.meta, source=_meta_file(punctuated))
+    return punctuated, _inner_settings(punctuated, probe, settings, "a punctuated probe")
+
+
+def _averaged_probes(probe: Probe, settings: ProbeMeta) -> list[tuple[Probe, ProbeMeta]]:
+    """The probes read beside `probe` and averaged with it (`Probe.averaged`, named by its meta's
+    `averaged_probes`) with their settings; a ProbeError when one is missing or reads otherwise."""
+    if len(probe.averaged) != len(settings.averaged_probes):
+        raise ProbeError(
+            f"{_meta_file(probe)} names averaged probes ({', '.join(settings.averaged_probes)}) that the "
+            "probe does not hold; load the probe from its folder with Probe.load"
+        )
+    return [(inner, _inner_settings(inner, probe, settings, "an averaged probe")) for inner in probe.averaged]
+
+
+def _inner_settings(inner: Probe, probe: Probe, settings: ProbeMeta, role: str) -> ProbeMeta:
+    """The settings of `inner`, a probe inside `probe` that reads in its place or beside it; a
+    ProbeError unless it reads the same features (its blocks aside), windows and backbone."""
+    own = settings_from_meta(inner.meta, source=_meta_file(inner))
     # Each scorer runs its own encoder, so the blocks read may differ; the tokens both read may not.
     features = replace(own.features, layers=settings.features.layers)
     if (features, own.window, own.backbone) != (settings.features, settings.window, settings.backbone):
         raise ProbeError(
-            f"{_meta_file(punctuated)} reads other features, windows or backbone than "
-            f"{_meta_file(probe)}; a punctuated probe must read the same (its blocks aside)"
+            f"{_meta_file(inner)} reads other features, windows or backbone than "
+            f"{_meta_file(probe)}; {role} must read the same (its blocks aside)"
         )
-    if own.punctuated_probe is not None:
-        raise ProbeError(f"{_meta_file(punctuated)}: a punctuated probe cannot name one of its own")
-    return punctuated, own
+    if own.punctuated_probe is not None or own.averaged_probes:
+        raise ProbeError(f"{_meta_file(inner)}: {role} cannot name probes of its own")
+    return own
 
 
 def _open_scorer(

@@ -128,7 +128,7 @@ def _round_trips(meta: dict) -> None:
     # chosen on dev, or assembled, after training
     written_when_set = {
         *("thresholds_by_precision", "automatic_precision", "automatic_precision_cpus"),
-        *("punctuated_probe", "paired_with"),
+        *("punctuated_probe", "averaged_probes", "paired_with"),
     }
     assert set(SETTING_KEYS) - written_when_set <= set(meta)
     assert not written_when_set & set(meta)

@@ -5,14 +5,14 @@
 The gap probabilities of each reader on the six dev cells of one condition (default: unpunctuated),
 matched by character offset: their mean where several score a gap, the one probability where only one
 does. A reader SPEC is a preset or probe folder of the default backbone, or `MODEL:PRESET` for another
-backbone, optionally `@PRECISION` (`blocks-4@int8`; default: its automatic precision), read alone (a probe's `paired_with` partner is not
-added). Without --reader: the MiniLM `accurate` preset (on punctuated text its punctuated probe) and
-the all-mpnet-base-v2 `accurate` probe (segmenter/models/README.md, "Unpunctuated text read by the
-12-layer and the 6-layer encoder together"). Prints the F1 of each cell and their mean for each
-reader at its own threshold, then, at the threshold searched on a 0.05 grid over these cells, for each
-reader and for the mean of the first k readers (k from 2 to all). Decoding settings other than the
-threshold are the first reader's. A development tool: nothing in `segmenter` imports it, and it reads
-dev files only.
+backbone, optionally `@PRECISION` (`blocks-4@int8`; default: its automatic precision), read alone
+(a probe's `paired_with` partner is not added). Without --reader: the MiniLM `accurate` preset (on
+punctuated text its punctuated probe) and the all-mpnet-base-v2 `accurate` probe
+(segmenter/models/README.md, "Unpunctuated text read by the 12-layer and the 6-layer encoder
+together"). Prints the F1 of each cell and their mean for each reader at its own threshold, then, at
+the threshold searched on a 0.05 grid over these cells, for each reader and for the mean of the first
+k readers (k from 2 to all). Decoding settings other than the threshold are the first reader's. A
+development tool: nothing in `segmenter` imports it, and it reads dev files only.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def main(probe: Path, write: bool, precision: str, ud: Path, model: str | None) 
         one = trained_meta["threshold"]
         trained = {c: float(trained_meta["thresholds"].get(c, one)) for c in ("clean", "corrupt")}
     searched = [c for c in ("clean", "corrupt") if c in trained_meta.get("conditions", ("clean", "corrupt"))]
-    if segmenter.scorers["clean"] is not segmenter.scorer:  # routed: clean texts are its punctuated probe's
+    routed = segmenter.scorers["clean"] is not segmenter.scorer  # clean texts are its punctuated probe's
+    if routed:
         trained["clean"] = segmenter.decodings["clean"].threshold
         searched = [c for c in searched if c != "clean"]
     best = search(segmenter, cells, trained, searched)
@@ -115,7 +116,9 @@ def main(probe: Path, write: bool, precision: str, ud: Path, model: str | None) 
             meta["paired_thresholds_from"] = source
         elif segmenter.encoder.precision == "int8":
             by_precision = meta.setdefault("thresholds_by_precision", {})
-            by_precision["int8"] = {"threshold": best[searched[0]], "thresholds": chosen}
+            kept = by_precision.get("int8", {}).get("thresholds", {})  # a routed probe's clean one stays
+            one = best["clean"] if routed else best[searched[0]]
+            by_precision["int8"] = {"threshold": one, "thresholds": {**kept, **chosen}}
             meta["int8_thresholds_from"] = source
         else:
             meta["thresholds"] = {**meta.get("thresholds", {}), **chosen}
