@@ -14,7 +14,8 @@ features) on a mix of the gold labels and what a larger probe predicts. Two kind
 
 Both run once before the first epoch (the teacher does not change). Left out: same-backbone teachers
 that read attention signals, per-head vectors or more than one token on each side of a gap (`Teacher`
-says so in one line; `DocumentTeacher` runs them).
+says so in one line; `DocumentTeacher` runs them). `Teacher` reads with the probe itself, never with the
+punctuated or averaged probes its meta may name (`accurate` teaches as its own three-block probe).
 """
 
 from __future__ import annotations
