@@ -229,8 +229,7 @@ class Probe:
     @classmethod
     def load(cls, folder: str | Path) -> Probe:
         """The probe saved in `folder` (with the punctuated and averaged probes its meta names, from
-        inside it); a
-        ProbeError naming the file when one is missing, corrupted or inconsistent."""
+        inside it); a ProbeError naming the file when one is missing, corrupted or inconsistent."""
         return cls._load(Path(folder), nested=False)
 
     @classmethod
@@ -324,14 +323,14 @@ class Probe:
         stored = data.get("averaged") or []
         if not isinstance(stored, list) or len(stored) != len(names):
             raise ProbeError(f"{source} names {len(names)} averaged probes but the stored probe holds others")
-        inner = [cls.from_bytes(item) for item in stored]
+        averaged = tuple(cls.from_bytes(item) for item in stored)
+        punctuated = None
         if data.get("punctuated") is not None:
             _punctuated_name(probe.meta, source=source)
-            inner.append(cls.from_bytes(data["punctuated"]))
-        if any(p.punctuated is not None or p.averaged for p in inner):
+            punctuated = cls.from_bytes(data["punctuated"])
+        if any(p.punctuated is not None or p.averaged for p in (*averaged, *filter(None, [punctuated]))):
             raise ProbeError("a probe stored inside the stored probe names one of its own, which none may")
-        punctuated = inner.pop() if data.get("punctuated") is not None else None
-        return replace(probe, punctuated=punctuated, averaged=tuple(inner))
+        return replace(probe, punctuated=punctuated, averaged=averaged)
 
 
 def fit(

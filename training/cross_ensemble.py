@@ -23,7 +23,7 @@ from pathlib import Path
 import click
 import numpy as np
 from decode_rules import probabilities
-from dev_scores import dev_cells, pooled_counts, ud_option
+from dev_scores import dev_cells, load, pooled_counts, ud_option
 from dev_thresholds import GRID
 
 from segmenter import Segmenter
@@ -93,10 +93,8 @@ def main(ud: Path, cells: str, readers: tuple[str, ...]) -> None:
 
 def reader(spec: str) -> Segmenter:
     """The segmenter a --reader SPEC names, read alone (no `paired_with` partner)."""
-    spec, _, precision = spec.partition("@")
-    model, _, probe = spec.rpartition(":") if not Path(spec).is_dir() else ("", "", spec)
-    chosen = {"probe": probe} if Path(probe).is_dir() else {"preset": probe}
-    return Segmenter(model=model or None, paired=False, precision=precision or "auto", **chosen)
+    model, _, probe = ("", "", spec) if Path(spec.partition("@")[0]).is_dir() else spec.rpartition(":")
+    return load(probe, model or None, paired=False)
 
 
 if __name__ == "__main__":

@@ -118,11 +118,12 @@ def header() -> str:
     return "| candidate | " + " | ".join(columns) + " |\n" + "|---" * (len(columns) + 1) + "|"
 
 
-def load(probe: str, model: str | None = None) -> Segmenter:
-    """A segmenter of `probe`: a probe folder or a preset, optionally `@PRECISION` (`accurate@int8`)."""
+def load(probe: str, model: str | None = None, paired: bool = True) -> Segmenter:
+    """A segmenter of `probe`: a probe folder or a preset, optionally `@PRECISION` (`accurate@int8`);
+    `paired=False` reads a probe that names a partner without it."""
     name, _, precision = probe.partition("@")
     chosen = {"probe": name} if Path(name).is_dir() else {"preset": name}
-    return Segmenter(model=model, precision=precision or "auto", **chosen)
+    return Segmenter(model=model, precision=precision or "auto", paired=paired, **chosen)
 
 
 ud_option = click.option(
