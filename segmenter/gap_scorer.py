@@ -6,12 +6,14 @@ runs a batch of windows through the encoder, turns each window's features into o
 (the trained probe, or one of the paper's unsupervised scores) and, for texts held whole, pools the
 windows of many texts into shared encoder batches (`gap_scores`). Streaming feeds the same scorer a
 window batch at a time (`segmenter.stream`). `MeanScorer` reads each window with several probes of one
-backbone (a probe's `averaged_probes`) and averages their probabilities. Decoding probabilities into
-spans lives in `segmenter.decode`; choosing the model, probe and thresholds in `segmenter.segmenter`.
+backbone (a probe's `averaged_probes`) and averages their probabilities, opening all but the first on
+first use. Decoding probabilities into spans lives in `segmenter.decode`; choosing the model, probe
+and thresholds in `segmenter.segmenter`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -81,12 +83,21 @@ class MeanScorer(GapScorer):
     """Several scorers of one backbone read as one: per window, the mean of their gap probabilities.
 
     They read the same tokens (the same surface features) and windows, each through its own encoder
-    and probe (the blocks read may differ); tokenizing and window planning are the first one's."""
+    and probe (the blocks read may differ); tokenizing and window planning are the first one's. The
+    others are given as functions that open them, called on the first window read: a segmenter whose
+    texts never reach this scorer (a routed probe's punctuated texts) never loads their encoders."""
 
-    def __init__(self, scorers: list[GapScorer]):
-        first = scorers[0]
+    def __init__(self, first: GapScorer, open_others: Sequence[Callable[[], GapScorer]]):
         super().__init__(first.encoder, first.features, first.window, first.probe, first.strategy)
-        self.scorers = tuple(scorers)
+        self._first, self._open_others = first, tuple(open_others)
+        self._others: tuple[GapScorer, ...] | None = None
+
+    @property
+    def scorers(self) -> tuple[GapScorer, ...]:
+        """Every scorer averaged, the first one first (the others opened now if they were not yet)."""
+        if self._others is None:
+            self._others = tuple(open_other() for open_other in self._open_others)
+        return (self._first, *self._others)
 
     def score(self, tokens: list[Tokens], batch: list[Window]) -> list[np.ndarray]:
         if not batch:

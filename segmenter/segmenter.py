@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -148,8 +149,11 @@ class Segmenter:
             averaged = _averaged_probes(self.probe, settings)
         threshold, max_chars = config.threshold, config.max_chars
         self.scorer, (default_threshold, per_condition) = _open_scorer(config, self.probe, settings)
-        if averaged:  # the probe's thresholds are the mean's
-            self.scorer = MeanScorer([self.scorer, *(_open_scorer(config, *inner)[0] for inner in averaged)])
+        if averaged:  # the probe's thresholds are the mean's; each member's encoder opens on first use
+            for inner, inner_settings in averaged:  # a member that cannot fit is refused now, not then
+                check_probe_fits(inner, inner_settings.features, self.scorer.encoder)
+            opens = [partial(_open_member, config, *inner) for inner in averaged]
+            self.scorer = MeanScorer(self.scorer, opens)
         self.decoding = DecodeConfig(
             threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
         )
@@ -428,6 +432,11 @@ def _open_scorer(
     if probe is not None:
         check_probe_fits(probe, features, encoder)
     return GapScorer(encoder, features, window, probe, config.strategy), (one, dict(per))
+
+
+def _open_member(config: SegmenterConfig, probe: Probe, settings: ProbeMeta) -> GapScorer:
+    """The gap scorer of `probe`, a member of a `MeanScorer` (its thresholds are the mean's)."""
+    return _open_scorer(config, probe, settings)[0]
 
 
 def expected_width(features: FeatureConfig, encoder: Encoder) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import segmenter.segmenter as segmenter_module
 from segmenter import Segmenter
 from segmenter.errors import ProbeError
 from segmenter.probe import Probe
@@ -64,6 +65,19 @@ def test_the_default_averages_its_reading_of_unpunctuated_text():
     default = Segmenter()
     assert [s.features.layers for s in default.scorers["corrupt"].scorers] == [(3,), (4,)]
     assert not hasattr(default.scorers["clean"], "scorers")  # punctuated text: its punctuated probe alone
+
+
+def test_the_member_encoder_opens_only_when_unpunctuated_text_arrives(monkeypatch):
+    opened = []
+    open_member = segmenter_module._open_member
+    counted = lambda *args: opened.append(args) or open_member(*args)  # noqa: E731
+    monkeypatch.setattr(segmenter_module, "_open_member", counted)
+    default = Segmenter()
+    default.segment("It rained all day. We stayed in and read.")
+    assert opened == []  # punctuated text: the punctuated probe's encoder alone
+    first = default.segment(UNPUNCTUATED)
+    assert len(opened) == 1
+    assert default.segment(UNPUNCTUATED) == first and len(opened) == 1  # opened once, then kept
 
 
 @pytest.mark.parametrize("repeats", [1, 30], ids=["one window", "many windows"])
