@@ -29,8 +29,10 @@ def packaged_model_path() -> Path:
 
 def locate(model: str | None) -> tuple[str, str]:
     """(name, source) of `model`: source is a folder on disk, or `model` itself (a hub id or a path
-    that does not exist) when nothing here holds it. A local folder of a registered name's name wins."""
-    if model is None:
+    that does not exist) when nothing here holds it. The default's name (None, or "all-MiniLM-L6-v2"
+    where no folder of that name is) is the packaged copy. A local folder of a registered name's name
+    wins."""
+    if model is None or (model == DEFAULT_MODEL_NAME and not Path(model).exists()):
         return DEFAULT_MODEL_NAME, str(packaged_model_path())
     installed = None if Path(model).exists() else model_store.resolve(model)
     return model, (model if installed is None else str(installed))

@@ -207,3 +207,21 @@ def test_the_mpnet_extra_lists_the_registered_parts_and_stays_out_of_dev():
     spec = model_store.REGISTRY["all-mpnet-base-v2"]
     assert [r.split("==")[0] for r in extras[spec.extra]] == list(spec.parts)
     assert not any("mpnet" in r for r in extras["dev"] + extras["bench"])
+
+
+def test_the_default_backbone_by_name_is_the_packaged_copy(tmp_path, monkeypatch):
+    from segmenter.backbones import DEFAULT_MODEL_NAME, locate, packaged_model_path
+
+    monkeypatch.chdir(tmp_path)  # no folder of that name here: the packaged weights, offline
+    assert locate(DEFAULT_MODEL_NAME) == locate(None) == (DEFAULT_MODEL_NAME, str(packaged_model_path()))
+    (tmp_path / DEFAULT_MODEL_NAME).mkdir()  # a local folder of that name is the user's model
+    assert locate(DEFAULT_MODEL_NAME) == (DEFAULT_MODEL_NAME, DEFAULT_MODEL_NAME)
+
+
+def test_segment_with_the_default_backbone_named(tmp_path):
+    sample = tmp_path / "in.txt"
+    sample.write_text("It rained all day. We stayed in.", encoding="utf-8")
+    named = CliRunner().invoke(main, ["segment", "--model", "all-MiniLM-L6-v2", str(sample)])
+    plain = CliRunner().invoke(main, ["segment", str(sample)])
+    assert named.exit_code == 0, named.output
+    assert named.output == plain.output and "We stayed in." in named.output
