@@ -328,7 +328,8 @@ class Probe:
         if data.get("punctuated") is not None:
             _punctuated_name(probe.meta, source=source)
             punctuated = cls.from_bytes(data["punctuated"])
-        if any(p.punctuated is not None or p.averaged for p in (*averaged, *filter(None, [punctuated]))):
+        nested = averaged if punctuated is None else (*averaged, punctuated)
+        if any(p.punctuated is not None or p.averaged for p in nested):
             raise ProbeError("a probe stored inside the stored probe names one of its own, which none may")
         return replace(probe, punctuated=punctuated, averaged=averaged)
 
