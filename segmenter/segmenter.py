@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from segmenter.backbones import DEFAULT_MODEL_NAME
+from segmenter.backbones import DEFAULT_MODEL_NAME, short_name
 from segmenter.compiled import open_encoder
 from segmenter.conditions import CLEAN, TEXT_CONDITIONS
 from segmenter.config import (
@@ -69,8 +69,9 @@ def models_dir() -> Path:
 
 
 def probe_dir_for(backbone: str, preset: str = DEFAULT_PRESET) -> Path:
-    """Where the shipped probe of `preset` for `backbone` lives: models/<backbone, '/' as '--'>/<preset>."""
-    return models_dir() / backbone.replace("/", "--") / check_preset(preset)
+    """Where the shipped probe of `preset` for `backbone` lives: models/<backbone, '/' as '--'>/<preset>,
+    a known backbone's hub id read as its short name (`segmenter.backbones.short_name`)."""
+    return models_dir() / short_name(backbone).replace("/", "--") / check_preset(preset)
 
 
 def load_probe_for(backbone: str, probe: str | Path | Probe | None, preset: str = DEFAULT_PRESET) -> Probe:

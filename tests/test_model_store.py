@@ -225,3 +225,34 @@ def test_segment_with_the_default_backbone_named(tmp_path):
     plain = CliRunner().invoke(main, ["segment", str(sample)])
     assert named.exit_code == 0, named.output
     assert named.output == plain.output and "We stayed in." in named.output
+
+
+def test_a_known_backbones_hub_id_is_its_short_name(tmp_path, monkeypatch):
+    from segmenter.backbones import DEFAULT_MODEL_NAME, locate, short_name
+    from segmenter.segmenter import probe_dir_for
+
+    monkeypatch.chdir(tmp_path)
+    hub_id = f"sentence-transformers/{DEFAULT_MODEL_NAME}"
+    assert locate(hub_id) == locate(None)
+    assert probe_dir_for(hub_id) == probe_dir_for(DEFAULT_MODEL_NAME)
+    assert short_name("sentence-transformers/all-mpnet-base-v2") == "all-mpnet-base-v2"
+    assert (
+        short_name("sentence-transformers/paraphrase-MiniLM-L3-v2")
+        == "sentence-transformers/paraphrase-MiniLM-L3-v2"
+    )
+    assert short_name("someone-else/all-MiniLM-L6-v2") == "someone-else/all-MiniLM-L6-v2"
+    (tmp_path / "sentence-transformers" / DEFAULT_MODEL_NAME).mkdir(
+        parents=True
+    )  # the user's own folder wins
+    assert locate(hub_id) == (hub_id, hub_id)
+
+
+def test_segment_with_the_default_backbones_hub_id(tmp_path):
+    sample = tmp_path / "in.txt"
+    sample.write_text("It rained all day. We stayed in.", encoding="utf-8")
+    hub_id = CliRunner().invoke(
+        main, ["segment", "--model", "sentence-transformers/all-MiniLM-L6-v2", str(sample)]
+    )
+    plain = CliRunner().invoke(main, ["segment", str(sample)])
+    assert hub_id.exit_code == 0, hub_id.output
+    assert hub_id.output == plain.output and "We stayed in." in hub_id.output
