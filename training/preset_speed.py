@@ -2,6 +2,7 @@
 
     python training/preset_speed.py accurate /path/to/candidate accurate@int8 [--rounds 3]
     python training/preset_speed.py accurate /path/to/candidate --condition corrupt
+    python training/preset_speed.py --model all-mpnet-base-v2 /path/to/probe-folder
 
 The speed side of the selection rules in segmenter/models/README.md. Every probe is loaded once; then
 each round runs one pass of `Segmenter.pipe` over all texts per probe, in the order given, so that a
@@ -61,10 +62,17 @@ def alternated_rounds(segmenters: dict[str, Segmenter], texts: list[str], rounds
     show_default=True,
     help="EWT test as written, or lowercased with its punctuation deleted.",
 )
-def main(probes: tuple[str, ...], rounds: int, condition: str) -> None:
+@click.option(
+    "--model",
+    default=None,
+    help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
+)
+def main(probes: tuple[str, ...], rounds: int, condition: str, model: str | None) -> None:
     """Print one markdown row per probe: median chars/s and the seconds of each round."""
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
-    cells = alternated_rounds({probe: load(probe) for probe in probes}, ewt_test_texts(condition), rounds)
+    cells = alternated_rounds(
+        {probe: load(probe, model) for probe in probes}, ewt_test_texts(condition), rounds
+    )
     threads = torch.get_num_threads()
     header = f"| probe | chars/s ({threads} thread, median, EWT test {condition}) | s per round |"
     click.echo(f"{header}\n|---|---|---|")
