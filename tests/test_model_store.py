@@ -241,9 +241,8 @@ def test_a_known_backbones_hub_id_is_its_short_name(tmp_path, monkeypatch):
         == "sentence-transformers/paraphrase-MiniLM-L3-v2"
     )
     assert short_name("someone-else/all-MiniLM-L6-v2") == "someone-else/all-MiniLM-L6-v2"
-    (tmp_path / "sentence-transformers" / DEFAULT_MODEL_NAME).mkdir(
-        parents=True
-    )  # the user's own folder wins
+    # the user's own folder of that path wins
+    (tmp_path / "sentence-transformers" / DEFAULT_MODEL_NAME).mkdir(parents=True)
     assert locate(hub_id) == (hub_id, hub_id)
 
 

@@ -134,6 +134,12 @@ ud_option = click.option(
     help="Folder with the UD_English-* treebanks.",
 )
 
+model_option = click.option(
+    "--model",
+    default=None,
+    help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
+)
+
 
 @click.command()
 @click.argument("probes", nargs=-1, required=True)
@@ -150,11 +156,7 @@ ud_option = click.option(
     default=None,
     help="Tokens per window instead of the probe's own (with --stride, or the probe's stride).",
 )
-@click.option(
-    "--model",
-    default=None,
-    help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
-)
+@model_option
 def main(
     probes: tuple[str, ...], ud: Path, stride: int | None, window_size: int | None, model: str | None
 ) -> None:

@@ -32,7 +32,7 @@ from pathlib import Path  # noqa: E402
 import click  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from dev_scores import dev_file  # noqa: E402
+from dev_scores import dev_file, ud_option  # noqa: E402
 from torch import nn  # noqa: E402
 
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
@@ -77,9 +77,11 @@ def windows_of(encoder: Encoder, text: str, limit: int) -> list[torch.Tensor]:
     ][:limit]
 
 
-def input_outliers(model: nn.Module, windows: list[torch.Tensor], block: int) -> dict[str, float]:
-    """Per linear layer of `block` (0-based), the largest input channel's largest |value| over
-    `windows` divided by the median channel's."""
+def largest_inputs(
+    model: nn.Module, windows: list[torch.Tensor], prefix: str = ""
+) -> dict[str, torch.Tensor]:
+    """Per linear layer of `model` named with `prefix` (the name after it as key), the largest |value|
+    of each input channel (in,) over `windows`."""
     largest: dict[str, torch.Tensor] = {}
 
     def keep(name):
@@ -89,16 +91,21 @@ def input_outliers(model: nn.Module, windows: list[torch.Tensor], block: int) ->
 
         return hook
 
-    prefix = f"encoder.layer.{block}."
-    layers = [
-        (n, layer)
-        for n, layer in model.named_modules()
-        if isinstance(layer, nn.Linear) and n.startswith(prefix)
+    hooks = [
+        layer.register_forward_pre_hook(keep(name[len(prefix) :]))
+        for name, layer in model.named_modules()
+        if isinstance(layer, nn.Linear) and name.startswith(prefix)
     ]
-    hooks = [layer.register_forward_pre_hook(keep(n[len(prefix) :])) for n, layer in layers]
     torch_run(model, windows)
     for hook in hooks:
         hook.remove()
+    return largest
+
+
+def input_outliers(model: nn.Module, windows: list[torch.Tensor], block: int) -> dict[str, float]:
+    """Per linear layer of `block` (0-based), the largest input channel's largest |value| over
+    `windows` divided by the median channel's."""
+    largest = largest_inputs(model, windows, f"encoder.layer.{block}.")
     return {name: float(seen.max() / seen.median()) for name, seen in largest.items()}
 
 
@@ -116,18 +123,7 @@ def smooth(model: nn.Module, calibration: list[torch.Tensor], alpha: float) -> n
     weight columns are multiplied by them, so that quantising the weights rounds the outliers."""
     model = copy.deepcopy(model)
     linears = {name: layer for name, layer in model.named_modules() if isinstance(layer, nn.Linear)}
-    largest = {name: torch.zeros(layer.in_features) for name, layer in linears.items()}
-
-    def keep(name):
-        def hook(_layer, inputs):
-            largest[name] = torch.maximum(largest[name], inputs[0].detach().abs().flatten(0, -2).amax(0))
-
-        return hook
-
-    hooks = [layer.register_forward_pre_hook(keep(name)) for name, layer in linears.items()]
-    torch_run(model, calibration)
-    for hook in hooks:
-        hook.remove()
+    largest = largest_inputs(model, calibration)
     for name, layer in linears.items():
         weight_max = layer.weight.detach().abs().amax(0).clamp(min=1e-5)  # (in,)
         scale = (largest[name].clamp(min=1e-5) ** alpha / weight_max ** (1 - alpha)).clamp(min=1e-5)
@@ -191,9 +187,7 @@ def ort_runs(model: nn.Module, windows: list[torch.Tensor]) -> dict[str, tuple[f
 
 
 @click.command()
-@click.option(
-    "--ud", type=click.Path(exists=True, file_okay=False, path_type=Path), default="../shared/data/ud"
-)
+@ud_option
 @click.option("--windows", "limit", type=click.IntRange(min=1), default=20, show_default=True)
 def main(ud: Path, limit: int) -> None:
     """Print one markdown row per int8 variant against torch float32."""

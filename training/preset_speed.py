@@ -23,7 +23,7 @@ import time  # noqa: E402
 
 import click  # noqa: E402
 import torch  # noqa: E402
-from dev_scores import load  # noqa: E402  (a preset or probe folder, with an optional @PRECISION)
+from dev_scores import load, model_option  # noqa: E402  (a preset or probe folder, with an optional @PRECISION)
 
 from segmenter import Segmenter  # noqa: E402
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
@@ -62,11 +62,7 @@ def alternated_rounds(segmenters: dict[str, Segmenter], texts: list[str], rounds
     show_default=True,
     help="EWT test as written, or lowercased with its punctuation deleted.",
 )
-@click.option(
-    "--model",
-    default=None,
-    help="Backbone the probes read (a name, an installed backbone or a local path); default: packaged.",
-)
+@model_option
 def main(probes: tuple[str, ...], rounds: int, condition: str, model: str | None) -> None:
     """Print one markdown row per probe: median chars/s and the seconds of each round."""
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
