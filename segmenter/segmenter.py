@@ -248,9 +248,10 @@ class Segmenter:
     def pipe(self, texts: Iterable[str], batch_size: int | None = None) -> Iterator[list[Span]]:
         """One list of spans per text, in order: the boundaries `segment(text)` finds, with the windows
         of up to TEXTS_PER_CHUNK texts sorted by length into shared encoder batches (faster for many
-        short texts). With `batch_size=1` every span equals `segment(text)`'s exactly; in a shared
-        batch, float rounding moves probabilities slightly, so a boundary whose probability lies at
-        the threshold may rarely differ."""
+        short texts). On a segmenter built with `batch_size=1`, `pipe(texts, batch_size=1)` equals
+        `segment(text)` exactly; in a larger or shared batch, float rounding (matrix kernels block by
+        shape) moves probabilities slightly, so a boundary whose probability lies at the threshold
+        may rarely differ (docs/decoding.md)."""
         _refuse_one_text(texts, "texts", "segment(text)")
         if batch_size is not None:
             check_batch_size(batch_size)

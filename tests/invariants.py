@@ -18,3 +18,11 @@ def assert_invariants(text: str, spans) -> None:
         previous_end = span.end
     lost = [i for i, char in enumerate(text) if not char.isspace() and covered[i] != 1]
     assert not lost, f"characters not covered exactly once: {lost[:10]}"
+
+
+def assert_same_spans(got, expected, tolerance: float = 2e-3) -> None:
+    """The same spans (offsets and text) with scores equal up to float rounding: what two readings of
+    one text give when their windows were batched differently (docs/decoding.md)."""
+    assert [(s.start, s.end, s.text) for s in got] == [(s.start, s.end, s.text) for s in expected]
+    for mine, theirs in zip(got, expected, strict=True):
+        assert abs(mine.score - theirs.score) <= tolerance, (mine, theirs)
