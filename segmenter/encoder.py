@@ -202,10 +202,11 @@ def native_bfloat16(device: torch.device) -> bool:
     return bool({"avx512_bf16", "amx_bf16"} & cpu_flags())
 
 
-def _packable(model) -> bool:
+def _packable(model, precision: str, device: torch.device) -> bool:
     """Whether `model`'s linear layers may be reordered for oneDNN: a `segmenter.bert` model (which
-    reads no layer's weight after loading) on a torch build that can."""
-    return isinstance(model, BertModel) and packing_available()
+    reads no layer's weight after loading) at bfloat16 on a CPU, with a torch build that can."""
+    on_cpu_in_bfloat16 = precision == "bfloat16" and device.type == "cpu"
+    return on_cpu_in_bfloat16 and isinstance(model, BertModel) and packing_available()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -280,7 +281,7 @@ class Encoder:
         self.device = resolved_device
         dtype = torch.bfloat16 if self.precision == "bfloat16" else torch.float32
         self.model = encoder.to(self.device, dtype=dtype).eval()
-        if self.precision == "bfloat16" and self.device.type == "cpu" and _packable(self.model):
+        if _packable(self.model, self.precision, self.device):
             pack_linears(self.model.encoder)  # the same outputs, faster products (segmenter.packed_linear)
         # a transformers model reads attention through a registered attention function (segmenter.bert
         # has its own slot for it; MPNet has neither, see segmenter.attention_modules)
