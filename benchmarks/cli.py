@@ -1,7 +1,7 @@
 """`segmenter bench`: accuracy and speed of our segmenter and rule-based splitters, side by side.
 
 A click command, the `bench` entry point of the `segmenter.commands` group (pyproject.toml), which
-`segmenter.cli` lists and loads when it runs. It resolves the datasets, runs every system in each
+`segmenter.cli.main` lists and loads when it runs. It resolves the datasets, runs every system in each
 condition, prints the markdown table and, with `--out`, writes results.json, results.md and
 f1_vs_speed.png. The work is done in `datasets`, `runner` and `report`;
 this module only turns options into calls and errors into click exceptions.

@@ -1,7 +1,7 @@
 """Benchmark inputs: a gold dataset turned into the texts the systems read, in one of CONDITIONS.
 
 Dataset specs (`conllu:PATH`, `golden:PATH`, the built-in names, whose copies ship in `data/` here with
-their licences) are resolved by the library's `segmenter.gold`; `load_dataset`, `Dataset`, `BUILTIN`,
+their licences) are resolved by the library's `segmenter.gold.specs`; `load_dataset`, `Dataset`, `BUILTIN`,
 `KINDS` and `DATA_DIR` are re-exported from it, so harness code and scripts keep importing them here.
 
 `evaluation_items` turns a dataset into what the systems read and the metric scores, in one of
@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from segmenter.bench.metrics import align
-from segmenter.corpus import LAYOUTS, Document, corrupt_document, with_line_breaks, wrapped
 from segmenter.errors import InputError
-from segmenter.gold import BUILTIN, DATA_DIR, KINDS, Dataset, load_dataset
+from segmenter.gold.corpus import LAYOUTS, Document, corrupt_document, with_line_breaks, wrapped
+from segmenter.gold.specs import BUILTIN, DATA_DIR, KINDS, Dataset, load_dataset
 
 __all__ = [
     "BUILTIN",

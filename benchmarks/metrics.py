@@ -6,7 +6,7 @@ same boundary); offsets that then sit at the start or end of the text (no text b
 not boundaries. A predicted boundary counts only if it lands exactly on a gold one.
 
 A gold boundary is "marked" when sentence-final punctuation (then optionally closing quotes or brackets)
-ends the text before it (`segmenter.corpus.is_marked`), and "unmarked" otherwise ("Thanks John || See
+ends the text before it (`segmenter.gold.corpus.is_marked`), and "unmarked" otherwise ("Thanks John || See
 you", "a list: || next"). Recall at unmarked boundaries (`unmarked_counts`) is what a punctuation rule
 cannot reach even on clean text.
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from segmenter.corpus import is_marked
+from segmenter.gold.corpus import is_marked
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import click
 
 from segmenter.bench.scale import ewt_paragraphs, write_text
 
-SEGMENTER = [sys.executable, "-m", "segmenter.cli"]
+SEGMENTER = [sys.executable, "-m", "segmenter.cli.main"]
 SYSTEMS = {
     "local": [],
     "ray-1": ["--engine", "ray", "--actors", "1"],

@@ -29,14 +29,14 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
-from segmenter import wait_policy
 from segmenter.bench.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
 from segmenter.bench.metrics import Counts, exact_match, score, unmarked_counts
 from segmenter.bench.resources import available_cpus, busy_companions, limit_threads, thread_environment
 from segmenter.bench.systems import Adapter, SystemOptions, SystemUnavailable, load_system
-from segmenter.corpus import is_marked
-from segmenter.cpu import cpu_model
-from segmenter.int8_runtime import int8_path
+from segmenter.encoder import wait_policy
+from segmenter.encoder.backend import int8_path
+from segmenter.encoder.cpu import cpu_model
+from segmenter.gold.corpus import is_marked
 
 WARMUP_TEXTS = 2
 MIN_PASSES = 3  # every system is timed over at least this many full passes; the median pass counts
@@ -64,7 +64,7 @@ class Run:
     """One row of the results. Metrics are None for skipped rows; exact_match only for golden data.
 
     unmarked_recall is the recall at the n_unmarked gold boundaries that no sentence-final punctuation
-    marks (`segmenter.corpus.is_marked`); None when there are none. chars_per_s_rounds: each round's
+    marks (`segmenter.gold.corpus.is_marked`); None when there are none. chars_per_s_rounds: each round's
     characters per second when the run had more than one round (`chars_per_s`, `seconds`: their
     median; every other field: the first round's). threads: the thread count the
     system ran with (None: left to the libraries); busy: busy companion processes during the run;

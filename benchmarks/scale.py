@@ -42,7 +42,7 @@ CHARS_PER_MB = 1_000_000
 RSS_LIMIT_BYTES = 1_500_000_000
 TIME_RATIO_LIMIT = 20.0  # for a 16x size ratio; scaled linearly to other size ratios
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "scale"
-SEGMENT_COMMAND = (sys.executable, "-m", "segmenter.cli", "segment")
+SEGMENT_COMMAND = (sys.executable, "-m", "segmenter.cli.main", "segment")
 
 
 @dataclass(frozen=True)

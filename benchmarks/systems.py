@@ -156,6 +156,7 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
     except ImportError as exc:
         raise SystemUnavailable(f"segmenter.Segmenter is not available yet ({_first_line(exc)})") from exc
     from segmenter.errors import SegmenterError
+    from segmenter.readers.tree import MeanReader, RouteReader
 
     strategy = variant or "probe"
     kwargs = {"batch_size": options.batch_size} if options.batch_size else {}
@@ -170,9 +171,11 @@ def _attention(name: str, variant: str, options: SystemOptions) -> Adapter:
 
     model = options.model or "packaged default"
     note = f"strategy {strategy}, model {model}, {segmenter.encoder.precision}"
-    partner = segmenter.partner  # a probe read with a partner (segmenter.paired)
-    if partner is not None:
-        note += f", averaged with the packaged {partner.config.preset} ({partner.encoder.precision})"
+    if isinstance(segmenter.reader, MeanReader):  # a probe read with a partner (segmenter.readers.tree)
+        preset = segmenter.probe.meta["paired_with"]["preset"]
+        partner = segmenter.reader.children[1]
+        unpunctuated = partner.routes["corrupt"] if isinstance(partner, RouteReader) else partner
+        note += f", averaged with the packaged {preset} ({unpunctuated.scorer.encoder.precision})"
     return Adapter(name, predict, note)
 
 

@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from segmenter.corpus import read_conllu
+from segmenter.gold.corpus import read_conllu
 
 SEPARATOR = "=========="
 CHOI_SUBSETS = ("3-5", "6-8", "9-11", "3-11")

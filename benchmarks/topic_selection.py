@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from segmenter.bench.topic_data import data_dir, read_choi
 from segmenter.bench.topic_metrics import scores
-from segmenter.partition import depth_boundaries, optimal_partition
+from segmenter.topics.partition import depth_boundaries, optimal_partition
 
 CHOICE_SUBSETS = ("3-5", "6-8")
 PENALTIES = (0.5, 1, 1.5, 2, 3, 4, 6, 8, 12)
@@ -50,9 +50,9 @@ def pooled_block(encoder, sentences: list[str], layer: int, heads: bool, batch_s
 
 def vector_sources():
     """name -> function(sentences) -> (S, D) unit vectors."""
-    from segmenter.encoder import Encoder
-    from segmenter.segmenter import Segmenter
-    from segmenter.sentence_vectors import SentenceVectors
+    from segmenter.api import Segmenter
+    from segmenter.encoder.torch.encoder import Encoder
+    from segmenter.topics.sentence_vectors import SentenceVectors
 
     mean = SentenceVectors()
     heads = Encoder(max_layer=4)

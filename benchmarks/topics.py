@@ -106,7 +106,7 @@ def word_index(text: str) -> Callable[[int], int]:
 def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, samples: int) -> dict:
     from tqdm import tqdm
 
-    from segmenter.topics import TopicSegmenter
+    from segmenter.topics.segmenter import TopicSegmenter
 
     topics = TopicSegmenter()
     functions, fallbacks = make_systems(topics)
@@ -202,7 +202,7 @@ def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> Non
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from segmenter.partition import gap_similarity
+    from segmenter.topics.partition import gap_similarity
 
     case, (doc, spans) = item
     curve = gap_similarity(topics.vectors(case.sentences), window=3)  # (S-1,): gap g before sentence g+1

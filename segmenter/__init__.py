@@ -12,10 +12,11 @@ from __future__ import annotations
 import importlib
 
 _EXPORTS = {
-    "Segmenter": "segmenter.segmenter",
-    "TopicSegmenter": "segmenter.topics",
-    "Span": "segmenter.decode",
-    "Encoder": "segmenter.encoder",
+    "Segmenter": "segmenter.api",
+    "TopicSegmenter": "segmenter.topics.segmenter",
+    "Span": "segmenter.decode.decoder",
+    "Encoder": "segmenter.encoder.torch.encoder",
+    "SegmenterConfig": "segmenter.config",
     "DecodeConfig": "segmenter.config",
     "FeatureConfig": "segmenter.config",
     "WindowConfig": "segmenter.config",

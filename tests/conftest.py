@@ -18,7 +18,8 @@ def shared_data() -> Path:
 
 @pytest.fixture(autouse=True, scope="session")
 def private_cache(tmp_path_factory):
-    """Caches (the int8 graphs of `segmenter.int8`) go to a folder of this run, never the user's."""
+    """Caches (the int8 graphs of `segmenter.encoder.onnx.export`) go to a folder of this run, never the
+    user's."""
     import os
 
     saved = os.environ.get("SEGMENTER_CACHE")
@@ -36,7 +37,7 @@ def tiny_bert_dir(tmp_path_factory) -> Path:
     import torch
     from transformers import BertConfig, BertModel
 
-    from segmenter.encoder import packaged_model_path
+    from segmenter.encoder.torch.encoder import packaged_model_path
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("tiny-bert")
@@ -63,7 +64,7 @@ def tiny_mpnet_dir(tmp_path_factory) -> Path:
     import torch
     from transformers import MPNetConfig, MPNetModel, MPNetTokenizerFast
 
-    from segmenter.encoder import packaged_model_path
+    from segmenter.encoder.torch.encoder import packaged_model_path
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("tiny-mpnet")
@@ -89,14 +90,14 @@ def tiny_mpnet_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_encoder(tiny_bert_dir):
-    from segmenter.encoder import Encoder
+    from segmenter.encoder.torch.encoder import Encoder
 
     return Encoder(str(tiny_bert_dir))
 
 
 @pytest.fixture(scope="session")
 def real_encoder():
-    from segmenter.encoder import Encoder
+    from segmenter.encoder.torch.encoder import Encoder
 
     return Encoder()
 
@@ -105,9 +106,9 @@ def real_encoder():
 def tiny_probe_dir(tiny_bert_dir, tmp_path_factory) -> Path:
     """A probe trained on the tiny random model, so the probe strategy runs end to end quickly."""
     from segmenter.config import FeatureConfig, WindowConfig
-    from segmenter.corpus import Document
-    from segmenter.encoder import Encoder
-    from segmenter.train import TrainConfig, train_probe
+    from segmenter.encoder.torch.encoder import Encoder
+    from segmenter.gold.corpus import Document
+    from segmenter.training.probe import TrainConfig, train_probe
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2)
     docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
@@ -145,18 +146,19 @@ def tiny_conllu(tmp_path) -> Path:
 def monkeypatch_module():
     """Small stream pieces and a short look-ahead, so a few hundred characters cross many piece
     boundaries."""
-    import segmenter.stream as stream
+    import segmenter.readers.stream as stream
+    import segmenter.text.conditions as conditions
 
     patch = pytest.MonkeyPatch()
     patch.setattr(stream, "PIECE_CHARS", 24)
-    patch.setattr(stream, "LOOK_CHARS", 30)
+    patch.setattr(conditions, "LOOK_CHARS", 30)
     yield patch
     patch.undo()
 
 
 @pytest.fixture(scope="module")
 def runner():
-    """click's CliRunner, for invoking `segmenter.cli.main` in-process (stdout and stderr apart)."""
+    """click's CliRunner, for invoking `segmenter.cli.main.main` in-process (stdout and stderr apart)."""
     from click.testing import CliRunner
 
     return CliRunner()

@@ -9,13 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 from segmenter.analysis.analyze import period_token_ids, run_analysis
-from segmenter.analysis.cli import analyze
 from segmenter.analysis.inputs import build_texts, pad_batch
 from segmenter.analysis.params import AnalysisParams
 from segmenter.analysis.plots import FIGURES
 from segmenter.analysis.probe_layers import GapSet, document_windows, f1_score, is_test_document
 from segmenter.analysis.report import write_report
-from segmenter.corpus import Document
+from segmenter.cli.analyze import analyze
+from segmenter.gold.corpus import Document
 
 SENTENCES = [
     "The cat sat on the mat.",
@@ -295,7 +295,7 @@ def test_attention_rows_sum_to_one_on_the_real_model(real_encoder):
 
 @pytest.mark.slow
 def test_real_model_on_ewt_dev(real_encoder):
-    from segmenter.gold import load_dataset
+    from segmenter.gold.specs import load_dataset
 
     docs = list(load_dataset("ewt-dev").documents[:8])
     analysis = run_analysis(real_encoder, docs, AnalysisParams(**SMALL_PROBE), "ewt-dev")

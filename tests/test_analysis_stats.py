@@ -22,8 +22,8 @@ from segmenter.analysis.stats import (
     similarity_matrices,
     top_pairs,
 )
-from segmenter.corpus import Document
 from segmenter.errors import ConfigError
+from segmenter.gold.corpus import Document
 
 CLS, SEP = 101, 102
 

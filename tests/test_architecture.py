@@ -1,5 +1,7 @@
 """The import graph of the `segmenter` package has no cycle: every strongly connected component of
-module imports (function-level imports included, `if TYPE_CHECKING:` ones left out) is one module."""
+module imports (function-level imports included, `if TYPE_CHECKING:` ones left out, and then counted
+too) is one module. And the inference path (`segmenter.api`, which `Segmenter.segment` runs from)
+reaches no training code: no module of `segmenter.training`, and not scikit-learn."""
 
 from __future__ import annotations
 
@@ -78,6 +80,29 @@ def test_the_segmenter_package_has_no_import_cycle():
     cycles = import_cycles(graph)
     found = [f"{describe(graph, c)} (modules that import each other: {', '.join(c)})" for c in cycles]
     assert not cycles, "import cycles: " + "; ".join(found)
+
+
+def test_the_segmenter_package_has_no_import_cycle_counting_type_checking_imports():
+    graph = grimp.build_graph("segmenter", exclude_type_checking_imports=False)
+    cycles = import_cycles(graph)
+    found = [f"{describe(graph, c)} (modules that import each other: {', '.join(c)})" for c in cycles]
+    assert not cycles, "import cycles: " + "; ".join(found)
+
+
+def test_the_inference_path_reaches_no_training_code():
+    """Every module `segmenter.api` imports, even indirectly, even inside a function or under
+    `if TYPE_CHECKING:`, is outside `segmenter.training`, and none of them imports scikit-learn."""
+    graph = grimp.build_graph(
+        "segmenter", exclude_type_checking_imports=False, include_external_packages=True
+    )
+    # the check sees what it looks for: training's function-level import of scikit-learn
+    assert graph.chain_exists("segmenter.training.fitting", "sklearn")
+    reachable = graph.find_upstream_modules("segmenter.api")
+    training = sorted(m for m in reachable if m.split(".")[:2] == ["segmenter", "training"])
+    chains = [" -> ".join(graph.find_shortest_chain("segmenter.api", m)) for m in training]
+    assert not training, "the inference path imports training code: " + "; ".join(chains)
+    chain = graph.find_shortest_chain("segmenter.api", "sklearn")
+    assert "sklearn" not in reachable, "the inference path imports scikit-learn: " + " -> ".join(chain or ())
 
 
 def test_the_cycle_finder_finds_a_cycle():

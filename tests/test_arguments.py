@@ -9,12 +9,12 @@ import pytest
 import spacy
 from click.testing import CliRunner
 
-import segmenter.segmenter as segmenter_module
-from segmenter.cli import main
+import segmenter.readers.build as segmenter_module
+from segmenter.api import Segmenter
+from segmenter.cli.main import main
 from segmenter.config import DecodeConfig
 from segmenter.errors import ConfigError
-from segmenter.segmenter import Segmenter
-from segmenter.spacy_component import AttentionSegmenter
+from segmenter.integrations.spacy import AttentionSegmenter
 
 
 @pytest.fixture

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from invariants import assert_same_spans
 
-import segmenter.segmenter as segmenter_module
+import segmenter.readers.build as segmenter_module
 from segmenter import Segmenter
 from segmenter.errors import ProbeError
-from segmenter.probe import Probe
-from segmenter.probe_meta import ProbeMeta
+from segmenter.probe.meta import ProbeMeta
+from segmenter.probe.probe import Probe
 
-MODELS = Path(__file__).resolve().parents[1] / "segmenter" / "models" / "all-MiniLM-L6-v2"
+MODELS = Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2"
 ACCURATE = MODELS / "accurate"
 PUNCTUATED = "It rained all day. We stayed in and read. Then the sun came out and we went for a walk."
 UNPUNCTUATED = "it rained all day we stayed in and read then the sun came out and we went for a walk"
@@ -69,8 +69,9 @@ def test_the_default_averages_its_reading_of_unpunctuated_text():
     inner = ProbeMeta.from_json(json.loads(inner_meta))
     assert inner.features.layers == (4,) and meta.features.layers == (3,)
     default = Segmenter()
-    assert [s.features.layers for s in default.scorers["corrupt"].scorers] == [(3,), (4,)]
-    assert not hasattr(default.scorers["clean"], "scorers")  # punctuated text: its punctuated probe alone
+    unpunctuated, punctuated = default.reader.routes["corrupt"].scorer, default.reader.routes["clean"].scorer
+    assert [s.features.layers for s in unpunctuated.scorers] == [(3,), (4,)]
+    assert not hasattr(punctuated, "scorers")  # punctuated text: its punctuated probe alone
 
 
 def test_the_member_encoder_opens_only_when_unpunctuated_text_arrives(monkeypatch):

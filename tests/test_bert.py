@@ -1,5 +1,5 @@
-"""The direct BERT loader (`segmenter.bert`) computes what transformers' BertModel computes, bit for bit,
-and the packaged default loads without importing transformers' modelling code."""
+"""The direct BERT loader (`segmenter.encoder.torch.bert`) computes what transformers' BertModel computes, bit
+for bit, and the packaged default loads without importing transformers' modelling code."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import torch
 
-from segmenter.bert import load_bert
-from segmenter.encoder import Encoder, packaged_model_path
+from segmenter.encoder.torch.bert import load_bert
+from segmenter.encoder.torch.encoder import Encoder, packaged_model_path
 from tests.conftest import shared_data
 
 KERNELS = [("sdpa", torch.float32), ("eager", torch.bfloat16), ("eager", torch.float32)]
@@ -97,7 +97,7 @@ def test_a_folder_without_safetensors_weights_is_left_to_transformers(tiny_bert_
 def test_encoder_captures_equal_on_both_loading_paths(tiny_bert_dir, monkeypatch):
     """Hooks, our attention kernel and the block outputs read the same numbers from either model."""
     direct = Encoder(str(tiny_bert_dir), precision="float32")
-    monkeypatch.setattr("segmenter.bert.load_bert", lambda *_: None)
+    monkeypatch.setattr("segmenter.encoder.torch.bert.load_bert", lambda *_: None)
     through_transformers = Encoder(str(tiny_bert_dir), precision="float32")
     assert type(direct.model) is not type(through_transformers.model)
     ids, mask = _batch()
@@ -130,7 +130,7 @@ def test_transformers_models_read_attention_through_a_registered_attention_funct
     bit, and the probabilities it keeps are the model's own attention weights."""
     from transformers import BertModel
 
-    monkeypatch.setattr("segmenter.bert.load_bert", lambda *_: None)
+    monkeypatch.setattr("segmenter.encoder.torch.bert.load_bert", lambda *_: None)
     encoder = Encoder(str(tiny_bert_dir), precision=precision)
     assert encoder.model.config._attn_implementation.startswith("segmenter_reading_")
     kernel = encoder.model.config._attn_implementation.removeprefix("segmenter_reading_")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from segmenter.cli import main
+from segmenter.cli.main import main
 
 
 def test_cache_dir_info_and_purge(runner, tmp_path, monkeypatch):
@@ -26,8 +26,8 @@ def test_cache_dir_info_and_purge(runner, tmp_path, monkeypatch):
 
 
 def test_a_purged_cache_is_rebuilt_by_the_next_int8_run(runner, tmp_path, monkeypatch, tiny_bert_dir):
-    from segmenter.cache_cli import cached_files
-    from segmenter.encoder import Encoder
+    from segmenter.cli.cache import cached_files
+    from segmenter.encoder.torch.encoder import Encoder
 
     folder = tmp_path / "cache"
     monkeypatch.setenv("SEGMENTER_CACHE", str(folder))

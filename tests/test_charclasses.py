@@ -1,12 +1,12 @@
-"""The character classes of `segmenter.charclasses`: each set's exact characters, every module reading
+"""The character classes of `segmenter.text.charclasses`: each set's exact characters, every module reading
 the shared object, and text and spans unchanged by the move.
 
 The expected values at the bottom (EXPECTED_*, MAIN_SPANS) were produced by the code of commit 5d6f47d,
 before the character classes moved into one module, and written here as literals: the classes' move
 must leave every one of them as it was. The last text's spans were recorded again when the decoder
-gained its list-item and line rules (`segmenter.line_rules`), which cut that text's list apart,
+gained its list-item and line rules (`segmenter.decode.line_rules`), which cut that text's list apart,
 all of `accurate`'s when that preset was retrained (2026-12-03), and four when quotes and brackets
-started going with the sentence they belong to (`segmenter.quotes`, 2026-12-04): a quote or a
+started going with the sentence they belong to (`segmenter.decode.quotes`, 2026-12-04): a quote or a
 smiley's bracket no longer ends the span before the one it belongs to, and one span opens at a quote
 with that quote's probability. `accurate`'s were recorded again when it began to read punctuated text
 with its narrowed probe (`accurate/punctuated`, 2026-12-04; same code, other arrays).
@@ -18,20 +18,13 @@ import unicodedata
 
 import pytest
 
-from segmenter import (
-    breaks,
-    charclasses,
-    corpus,
-    decode,
-    line_features,
-    line_rules,
-    lists,
-    quotes,
-    stream,
-    surface,
-    training_data,
-)
-from segmenter.charclasses import (
+from segmenter.decode import decoder as decode
+from segmenter.decode import line_rules, lists, quotes
+from segmenter.gold import corpus
+from segmenter.gold.corpus import Document, corrupt, is_marked, without_final_punctuation
+from segmenter.readers import stream
+from segmenter.text import breaks, charclasses, conditions, line_features, surface
+from segmenter.text.charclasses import (
     CLOSING,
     LINE_BREAKS,
     LIST_BULLETS,
@@ -57,9 +50,9 @@ from segmenter.charclasses import (
     is_punctuation,
     is_quiet_mark,
 )
-from segmenter.corpus import Document, corrupt, is_marked, without_final_punctuation
-from segmenter.stream import condition_for
-from segmenter.training_data import rule_sentences
+from segmenter.text.conditions import condition_for
+from segmenter.training import data as training_data
+from segmenter.training.data import rule_sentences
 
 # Each set, character by character (a change to any of them shows up here first).
 PINNED = {
@@ -117,11 +110,11 @@ def test_derived_sets_match_their_definitions():
 
 
 # The predicates as they were written before they moved here (commit 5d6f47d).
-def _old_deleted_by_tokenizer(char: str) -> bool:  # segmenter/stream.py
+def _old_deleted_by_tokenizer(char: str) -> bool:  # segmenter/readers/stream.py
     return char in "\x00\ufffd" or (not char.isspace() and unicodedata.category(char) in ("Cc", "Cf"))
 
 
-def _old_is_symbol(char: str) -> bool:  # segmenter/decode.py
+def _old_is_symbol(char: str) -> bool:  # segmenter/decode/decoder.py
     quiet_marks = set(
         ".!?,;:'\"\u2026\u2025\u3002\uff0e\uff01\uff1f\uff0c\uff1b\uff1a\u3001\u061f\u060c\u061b"
     )
@@ -151,7 +144,7 @@ SHARED = [
     (surface, "SURFACE_ELLIPSIS_DOTS"),
     (lists, "LIST_BULLETS"),
     (lists, "MARKER_LINE_BREAKS"),
-    (stream, "PUNCTUATED_TEXT_MARKS"),
+    (conditions, "PUNCTUATED_TEXT_MARKS"),
     (stream, "deleted_by_tokenizer"),
     (line_rules, "is_quiet_mark"),
     (line_rules, "LIST_BULLETS"),
@@ -552,7 +545,7 @@ SETTINGS = {
     ],
 )
 def test_spans_are_those_of_the_code_before(name, one_torch_thread):
-    from segmenter.segmenter import Segmenter
+    from segmenter.api import Segmenter
 
     segmenter = Segmenter(**SETTINGS[name])
     for text, expected in zip(TEXTS, MAIN_SPANS[name], strict=True):

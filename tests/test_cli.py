@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from segmenter.cli import main, one_line
+from segmenter.cli.main import main, one_line
 
 TEXT = "The bus was late again. Nobody on the platform seemed surprised.\n\nA new paragraph starts here."
 
@@ -125,7 +125,7 @@ def test_full_device_is_a_one_line_error(runner, tmp_path, size):
 
 def test_model_download_check(monkeypatch):
     """Offline switches refuse downloads at once; a proxy resolves the host itself, so no DNS check."""
-    from segmenter.encoder import _why_no_download
+    from segmenter.encoder.torch.encoder import _why_no_download
 
     def no_dns(*args, **kwargs):
         raise OSError("no DNS")
@@ -134,7 +134,7 @@ def test_model_download_check(monkeypatch):
         monkeypatch.delenv(variable, raising=False)
     for variable in ("http_proxy", "ALL_PROXY"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_dns)
+    monkeypatch.setattr("segmenter.encoder.torch.encoder.socket.getaddrinfo", no_dns)
     assert "cannot be reached" in _why_no_download()
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     assert _why_no_download() == ""
@@ -194,7 +194,7 @@ def test_missing_model_without_a_network_is_one_line_at_once(runner, sample, mon
         monkeypatch.delenv(variable, raising=False)  # a proxy in the environment would let the hub client try
     for variable in ("http_proxy", "ALL_PROXY"):
         monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setattr("segmenter.encoder.socket.getaddrinfo", no_network)
+    monkeypatch.setattr("segmenter.encoder.torch.encoder.socket.getaddrinfo", no_network)
     result = runner.invoke(main, ["segment", "--model", "no-such-org/no-such-model", str(sample)])
     assert result.exit_code == 1
     assert result.stderr.strip().count("\n") == 0
@@ -221,7 +221,7 @@ def test_commands_choose_the_openmp_wait_policy_from_the_load_unless_the_user_ch
 ):
     """Passive waiting on a busy machine (or one whose load cannot be read), libgomp's default on a
     quiet one, the user's choice always."""
-    from segmenter import wait_policy
+    from segmenter.encoder import wait_policy
 
     if given is None:
         monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
@@ -234,13 +234,13 @@ def test_commands_choose_the_openmp_wait_policy_from_the_load_unless_the_user_ch
 
 
 def test_python_dash_m_runs_the_cli_with_every_command():
-    """`python -m segmenter.cli` (how the tests and some users run it) loads the commands that import
-    `segmenter.cli` themselves without an import cycle."""
+    """`python -m segmenter.cli.main` (how the tests and some users run it) loads the commands that import
+    `segmenter.cli.main` themselves without an import cycle."""
     import subprocess
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "segmenter.cli", "--help"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "segmenter.cli.main", "--help"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr
     for command in ("segment", "topics", "models", "bench", "analyze", "train"):
@@ -252,7 +252,7 @@ def test_config_options_hand_the_command_one_segmenter_config(runner):
     shared options: the defaults are SegmenterConfig's, and each option sets its field."""
     import click
 
-    from segmenter.cli_common import CONFIG_OPTIONS, config_options
+    from segmenter.cli.common import CONFIG_OPTIONS, config_options
     from segmenter.config import SegmenterConfig
 
     seen = []

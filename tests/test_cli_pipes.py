@@ -16,9 +16,9 @@ import pytest
 from children import run_shell
 from click.testing import CliRunner
 
-from segmenter import cli
-from segmenter.cli import main
-from segmenter.segmenter import Segmenter
+from segmenter.api import Segmenter
+from segmenter.cli import main as cli
+from segmenter.cli.main import main
 
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here. It ends."
 LONG_TEXT = "".join(f"Line {i % 10}.\n" for i in range(3000))  # the issue's 3,000-line input
@@ -108,7 +108,7 @@ def test_fifo_by_name_and_dev_stdin_in_one_run(tiny, tiny_bert_dir, tmp_path):
     /dev/stdin gave empty output. A real shell runs a real child here."""
     (tmp_path / "a.txt").write_text(TEXT, encoding="utf-8")
     (tmp_path / "b.txt").write_text(LONG_TEXT[:2000], encoding="utf-8")
-    segment = f"{sys.executable} -m segmenter.cli segment --model {tiny_bert_dir} --strategy similarity"
+    segment = f"{sys.executable} -m segmenter.cli.main segment --model {tiny_bert_dir} --strategy similarity"
     script = f"mkfifo fifo; (cat a.txt > fifo &); cat b.txt | {segment} --format jsonl fifo /dev/stdin"
     done = run_shell(script, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -15,8 +15,8 @@ from children import child_environment, run_shell
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from segmenter.cli import one_line
-from segmenter.segmenter import Segmenter
+from segmenter.api import Segmenter
+from segmenter.cli.main import one_line
 
 WORDS = st.sampled_from(["It", "rained.", "we", "left", "ok", "Yes!", "caf\u00e9", "9.5", "\u201cNo,\u201d"])
 SEPARATORS = st.sampled_from([" ", " ", "\n", "\n\n", "\r\n", "\x85\x85", "\x0c", "\u2028", "\t"])
@@ -36,7 +36,7 @@ def tiny(tiny_bert_dir, tiny_probe_dir):
 
 
 def segment_command(*options: str) -> str:
-    return shlex.join([sys.executable, "-m", "segmenter.cli", "segment", *options])
+    return shlex.join([sys.executable, "-m", "segmenter.cli.main", "segment", *options])
 
 
 @settings(
@@ -88,7 +88,7 @@ def test_concurrent_runs_writing_one_output_leave_one_complete_file(tmp_path, ti
         path.write_text(text, encoding="utf-8")
         inputs.append(path)
         expected.add("".join(one_line(span.text) + "\n" for span in seg.segment(text)))
-    command = [sys.executable, "-m", "segmenter.cli", "segment", "--model", str(tiny_bert_dir)]
+    command = [sys.executable, "-m", "segmenter.cli.main", "segment", "--model", str(tiny_bert_dir)]
     command += ["--strategy", "similarity"]
     children = [
         subprocess.Popen(

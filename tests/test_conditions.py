@@ -1,14 +1,25 @@
-"""The conditions are named once (`segmenter.conditions`) and every module reads those names."""
+"""The conditions are named once (`segmenter.text.conditions`) and every module reads those names."""
 
 from __future__ import annotations
 
 import pytest
 
-from segmenter import conditions, corpus, stream, train, tune
 from segmenter.analysis import params
-from segmenter.conditions import CLEAN, CORRUPT, LAYOUTS, LINES, TEXT_CONDITIONS, TRAINING_CONDITIONS, WRAPPED
-from segmenter.corpus import Document
 from segmenter.errors import ConfigError
+from segmenter.gold import corpus
+from segmenter.gold.corpus import Document
+from segmenter.text import conditions
+from segmenter.text.conditions import (
+    CLEAN,
+    CORRUPT,
+    LAYOUTS,
+    LINES,
+    TEXT_CONDITIONS,
+    TRAINING_CONDITIONS,
+    WRAPPED,
+)
+from segmenter.training import probe as train
+from segmenter.training import tune
 
 
 def test_the_names_are_those_stored_in_probe_meta_files():
@@ -35,8 +46,8 @@ def test_modules_read_the_shared_tuples(value, shared):
 
 
 def test_a_text_is_judged_under_one_of_the_text_conditions():
-    assert stream.condition_for("so we left early") is CORRUPT
-    assert stream.condition_for("So we left.") is CLEAN
+    assert conditions.condition_for("so we left early") is CORRUPT
+    assert conditions.condition_for("So we left.") is CLEAN
 
 
 def test_training_lays_documents_out_under_each_condition_and_refuses_others():
@@ -51,7 +62,7 @@ def test_training_lays_documents_out_under_each_condition_and_refuses_others():
 
 
 def test_the_segmenter_keeps_one_decoding_per_text_condition(tiny_bert_dir):
-    from segmenter.segmenter import Segmenter
+    from segmenter.api import Segmenter
 
     segmenter = Segmenter(model=str(tiny_bert_dir), strategy="similarity")
-    assert tuple(segmenter._decodings) == TEXT_CONDITIONS
+    assert tuple(segmenter.decodings) == TEXT_CONDITIONS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import segmenter.cpu as cpu
+import segmenter.encoder.cpu as cpu
 
 BLOCK = """processor\t: 0
 vendor_id\t: AuthenticAMD

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from invariants import assert_invariants
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import blank_line_boundaries, decode
+from segmenter.decode.decoder import blank_line_boundaries, decode
 
 
 def test_threshold_picks_boundaries():

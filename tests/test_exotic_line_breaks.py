@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_invariants
 
-from segmenter.breaks import LINE_BREAKS, TOKENIZER_DELETED_SPACE, count_line_breaks
-from segmenter.cli import one_line
-from segmenter.decode import blank_line_boundaries
-from segmenter.segmenter import Segmenter
+from segmenter.api import Segmenter
+from segmenter.cli.main import one_line
+from segmenter.decode.decoder import blank_line_boundaries
+from segmenter.text.breaks import LINE_BREAKS, TOKENIZER_DELETED_SPACE, count_line_breaks
 
 FIRST = "we went to the shop and bought some bread"
 SECOND = "then we walked home slowly in the rain"

@@ -44,7 +44,7 @@ def _cli(args: list[str], blocked: tuple[str, ...]) -> subprocess.CompletedProce
     script = (
         "import sys\n"
         f"for name in {blocked!r}:\n    sys.modules[name] = None\n"
-        "from segmenter.cli import main\n"
+        "from segmenter.cli.main import main\n"
         f"main({args!r})\n"
     )
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
@@ -87,9 +87,9 @@ def test_require_installed_imports_nothing_and_finds_what_is_there(block):
 
 def test_spacy_component_without_spacy(block, monkeypatch):
     block("spacy", "srsly")
-    monkeypatch.delitem(sys.modules, "segmenter.spacy_component", raising=False)
+    monkeypatch.delitem(sys.modules, "segmenter.integrations.spacy", raising=False)
     with pytest.raises(MissingExtraError) as caught:
-        importlib.import_module("segmenter.spacy_component")
+        importlib.import_module("segmenter.integrations.spacy")
     assert str(caught.value) == _message("spacy", "the spaCy component")
 
 
@@ -126,7 +126,7 @@ def test_analysis_figures_and_layer_probe_without_their_libraries(block):
 
 
 def test_fitting_a_probe_without_sklearn(block):
-    from segmenter.probe import fit
+    from segmenter.training.fitting import fit
 
     block("sklearn")
     features, labels = np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32), np.arange(8) % 2
@@ -219,9 +219,9 @@ def test_ray_engine_without_its_libraries(tmp_path, library):
 
 def test_ray_inputs_without_pyarrow(block, monkeypatch):
     block("pyarrow")
-    monkeypatch.delitem(sys.modules, "segmenter.ray_inputs", raising=False)
+    monkeypatch.delitem(sys.modules, "segmenter.integrations.ray.inputs", raising=False)
     with pytest.raises(MissingExtraError, match=r"needs the \[ray\] extra"):
-        importlib.import_module("segmenter.ray_inputs")
+        importlib.import_module("segmenter.integrations.ray.inputs")
 
 
 # --- the core install ---------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 - `Probe.predict_windows` equals `predict` on gap matrices (and stays close with a bfloat16 first layer);
 - vectorised surface flags equal the per-token definition;
 - precision "auto" resolves to a concrete dtype, and bfloat16 stays close to float32;
-- in bfloat16 on a CPU the model's plain attention (`attention_kernel`) gives SDPA's outputs.
+- in bfloat16 on a CPU the model's plain attention (`Backend.attention`) gives SDPA's outputs.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from segmenter import encoder as encoder_module
-from segmenter.contrast import batch_contrast
-from segmenter.encoder import Encoder, attention_kernel, resolve_device, resolve_precision
+from segmenter.encoder import backend as backend_module
+from segmenter.encoder.backend import Backend, choose_backend
+from segmenter.encoder.torch.encoder import Encoder, resolve_device
 from segmenter.errors import ConfigError
-from segmenter.features import WindowFeatures
-from segmenter.probe import fit
-from segmenter.surface import FLAGS, token_flags
-from segmenter.windows import Window, batch_inputs
+from segmenter.probe.contrast import batch_contrast
+from segmenter.probe.features import WindowFeatures
+from segmenter.readers.windows import Window, batch_inputs
+from segmenter.text.surface import FLAGS, token_flags
+from segmenter.training.fitting import fit
 
 TEXTS = [
     "The cat sat. It rained all day and we stayed in.",
@@ -157,10 +158,13 @@ def test_vectorised_flags_match_the_definition(text, data):
 
 
 def test_precision_auto_resolves_and_unknown_is_refused():
-    assert resolve_precision("auto", resolve_device("cpu")) in ("float32", "bfloat16")
-    assert resolve_precision("float32", resolve_device("cpu")) == "float32"
+    assert choose_backend("auto", resolve_device("cpu")).precision in ("float32", "bfloat16")
+    assert choose_backend("float32", resolve_device("cpu")) == Backend("torch", "float32")
+    assert choose_backend("int8", resolve_device("cpu")) == Backend("onnx", "int8")
     with pytest.raises(ConfigError, match="precision"):
-        resolve_precision("float16", resolve_device("cpu"))
+        choose_backend("float16", resolve_device("cpu"))
+    with pytest.raises(ConfigError, match="CPU only"):
+        choose_backend("int8", torch.device("cuda"))
 
 
 def test_bfloat16_features_stay_close_to_float32(tiny_bert_dir):
@@ -182,15 +186,15 @@ def test_bfloat16_features_stay_close_to_float32(tiny_bert_dir):
 )
 def test_the_attention_kernel_follows_precision_device_and_cpu(monkeypatch, flags, bfloat16_cpu_kernel):
     """Plain products for bfloat16 on a CPU without AMX; SDPA with AMX, in float32 and on a GPU."""
-    monkeypatch.setattr(encoder_module, "cpu_flags", lambda: frozenset(flags))
-    assert attention_kernel("bfloat16", torch.device("cpu")) == bfloat16_cpu_kernel
-    assert attention_kernel("float32", torch.device("cpu")) == "sdpa"
-    assert attention_kernel("bfloat16", torch.device("cuda")) == "sdpa"
+    monkeypatch.setattr(backend_module, "cpu_flags", lambda: frozenset(flags))
+    assert choose_backend("bfloat16", torch.device("cpu")).attention == bfloat16_cpu_kernel
+    assert choose_backend("float32", torch.device("cpu")).attention == "sdpa"
+    assert choose_backend("bfloat16", torch.device("cuda")).attention == "sdpa"
 
 
 def test_bfloat16_cpu_attention_is_plain_and_matches_sdpa(tiny_bert_dir, monkeypatch):
-    monkeypatch.setattr(encoder_module, "cpu_flags", lambda: frozenset({"avx512_bf16"}))  # no AMX
-    assert attention_kernel("bfloat16", torch.device("cpu")) == "eager"
+    monkeypatch.setattr(backend_module, "cpu_flags", lambda: frozenset({"avx512_bf16"}))  # no AMX
+    assert choose_backend("bfloat16", torch.device("cpu")).attention == "eager"
     plain = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
     fused = Encoder(str(tiny_bert_dir), max_layer=2, precision="bfloat16")
     fused.model.set_attn_implementation("sdpa")

@@ -94,10 +94,10 @@ def test_the_library_loads_no_harness_module():
         "import importlib, pkgutil, sys, segmenter\n"
         "for info in pkgutil.walk_packages(segmenter.__path__, 'segmenter.'):\n"
         "    importlib.import_module(info.name)\n"
-        "from segmenter.gold import load_dataset\n"
+        "from segmenter.gold.specs import load_dataset\n"
         "load_dataset('golden-rules'); load_dataset('ewt-dev')\n"
-        "import segmenter.cli\n"
-        "segmenter.cli.main.list_commands(None)\n"
+        "import segmenter.cli.main\n"
+        "segmenter.cli.main.main.list_commands(None)\n"
         "print(sorted(m for m in sys.modules if m.startswith(('segmenter.bench', 'benchmarks'))))\n"
     )
     result = subprocess.run(

@@ -12,14 +12,14 @@ import pytest
 import srsly
 from click.testing import CliRunner
 
-import segmenter.probe as probe_module
-from segmenter.bounded import MAX_ARRAY_BYTES, MAX_DEPTH, MAX_JSON_BYTES, parse_json, parse_msgpack
-from segmenter.cli import main
+import segmenter.probe.probe as probe_module
+from segmenter.cli.main import main
 from segmenter.errors import ConfigError, ProbeError
-from segmenter.probe import Probe
+from segmenter.probe.bounded import MAX_ARRAY_BYTES, MAX_DEPTH, MAX_JSON_BYTES, parse_json, parse_msgpack
+from segmenter.probe.probe import Probe
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROBE = ROOT / "segmenter" / "models" / "all-MiniLM-L6-v2" / "accurate"
+SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "accurate"
 DEEP = 100_000
 
 
@@ -111,7 +111,7 @@ def test_parse_msgpack_refuses_deep_large_and_garbled_data():
 @pytest.fixture
 def saved_component(tmp_path) -> Path:
     """A component saved with the unsupervised strategy (no encoder needed to save or load it)."""
-    from segmenter.spacy_component import AttentionSegmenter
+    from segmenter.integrations.spacy import AttentionSegmenter
 
     folder = tmp_path / "component"
     AttentionSegmenter(strategy="similarity").to_disk(folder)
@@ -138,7 +138,7 @@ def saved_component(tmp_path) -> Path:
     ],
 )
 def test_hostile_saved_component_files_are_one_config_error(saved_component, name, data):
-    from segmenter.spacy_component import AttentionSegmenter
+    from segmenter.integrations.spacy import AttentionSegmenter
 
     (saved_component / name).write_bytes(data)
     with pytest.raises(ConfigError, match=f"{name}.* corrupted") as caught:
@@ -152,7 +152,7 @@ def test_hostile_saved_component_files_are_one_config_error(saved_component, nam
     ids=["deep", "garbled", "not a dict", "cfg not a dict"],
 )
 def test_hostile_component_bytes_are_one_config_error(data):
-    from segmenter.spacy_component import AttentionSegmenter
+    from segmenter.integrations.spacy import AttentionSegmenter
 
     with pytest.raises(ConfigError, match="corrupted"):
         AttentionSegmenter().from_bytes(data)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from segmenter import ConfigError, Segmenter, WindowConfig
 from segmenter.config import SegmenterConfig
-from segmenter.windows import GapAverager, Window, WindowPlanner, plan
+from segmenter.readers.windows import GapAverager, Window, WindowPlanner, plan
 
 WORDS = st.sampled_from(
     ["the", "cat", "sat", "It", "rained.", "Then", "we", "left!", "ok", "so", "\n\n", "\n"]
@@ -85,7 +85,7 @@ def test_pipe_is_segment_on_real_documents(real_model_documents):
 
 @pytest.fixture(scope="module")
 def real_model_documents(one_torch_thread):
-    from segmenter.corpus import read_conllu
+    from segmenter.gold.corpus import read_conllu
 
     ewt_test = (
         Path(__file__).resolve().parents[1]
@@ -108,7 +108,8 @@ def test_config_given_whole_or_as_fields_builds_the_same_segmenter(tiny_bert_dir
     assert whole.config == fields.config == config
     overridden = Segmenter(config, threshold=0.9)
     assert overridden.config == dataclasses.replace(config, threshold=0.9)
-    assert overridden.decoding.threshold == 0.9 and whole.decoding.threshold == 0.3
+    assert {d.threshold for d in overridden.decodings.values()} == {0.9}  # every condition's
+    assert {d.threshold for d in whole.decodings.values()} == {0.3}
     text = "The cat sat. It rained all day. Then we left."
     assert whole.segment(text) == fields.segment(text)
 
@@ -155,8 +156,8 @@ def test_window_is_a_dataclass_of_the_text_and_token_range():
 
 def test_per_head_vectors_are_captured_only_for_features_that_read_them(tiny_bert_dir, monkeypatch):
     from segmenter.config import FeatureConfig
-    from segmenter.encoder import Encoder
-    from segmenter.extract import run_batch
+    from segmenter.encoder.torch.encoder import Encoder
+    from segmenter.probe.extract import run_batch
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2)
     tokens = [encoder.tokenize("The cat sat. It slept.")]

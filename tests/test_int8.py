@@ -1,4 +1,5 @@
-"""precision="int8": the encoder's blocks through an int8 ONNX Runtime graph (segmenter.int8)."""
+"""precision="int8": the encoder's blocks through an int8 ONNX Runtime graph
+(segmenter.encoder.onnx.export)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ import torch
 from invariants import assert_invariants
 
 from segmenter import Segmenter
-from segmenter.cli import main
+from segmenter.cli.main import main
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import ConfigError
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -24,8 +25,8 @@ SAMPLE = Path(__file__).resolve().parents[1] / "examples" / "sample.txt"
 @pytest.fixture(scope="module")
 def hidden_probe_dir(tiny_bert_dir, tmp_path_factory) -> Path:
     """A probe of the tiny model that reads block outputs only, which int8 can give."""
-    from segmenter.corpus import Document
-    from segmenter.train import TrainConfig, train_probe
+    from segmenter.gold.corpus import Document
+    from segmenter.training.probe import TrainConfig, train_probe
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2)
     docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
@@ -68,7 +69,7 @@ def test_int8_block_outputs_follow_float32(tiny_bert_dir):
 
 
 def test_graph_is_built_once_per_set_of_weights(tiny_bert_dir, monkeypatch):
-    import segmenter.int8 as int8
+    import segmenter.encoder.onnx.export as int8
 
     before = set(cache_files())
     Encoder(str(tiny_bert_dir), max_layer=3, precision="int8")
@@ -173,7 +174,7 @@ def int8_segmenter(model: Path, probe: Path) -> Segmenter:
 def test_a_cached_int8_encoder_runs_without_torch_and_gives_the_same_probabilities(
     tiny_bert_dir, hidden_probe_dir
 ):
-    from segmenter.compiled import CompiledEncoder
+    from segmenter.encoder.onnx.compiled import CompiledEncoder
 
     for entry in entries():  # written by an earlier test
         entry.unlink()
@@ -205,8 +206,8 @@ def test_a_cached_int8_encoder_runs_without_torch_and_gives_the_same_probabiliti
 
 
 def test_an_entry_that_no_longer_matches_falls_back_to_torch(tiny_bert_dir, hidden_probe_dir, tmp_path):
-    from segmenter.compiled import CompiledEncoder, entry_key
-    from segmenter.probe import Probe
+    from segmenter.encoder.onnx.compiled import CompiledEncoder, entry_key
+    from segmenter.probe.probe import Probe
 
     int8_segmenter(tiny_bert_dir, hidden_probe_dir)
     assert isinstance(int8_segmenter(tiny_bert_dir, hidden_probe_dir).encoder, CompiledEncoder)
@@ -266,14 +267,14 @@ def probe_naming_int8(source: Path, folder: Path) -> Path:
 def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
     tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch
 ):
-    import segmenter.segmenter as segmenter_module
+    import segmenter.encoder.backend as backend
 
     probe = probe_naming_int8(hidden_probe_dir, tmp_path / "named")
 
     def thresholds(segmenter: Segmenter) -> tuple[float, float]:
-        return tuple(segmenter._decodings[c].threshold for c in ("clean", "corrupt"))
+        return tuple(segmenter.decodings[c].threshold for c in ("clean", "corrupt"))
 
-    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
+    monkeypatch.setattr(backend, "int8_path", lambda: "vnni")
     automatic = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert automatic.encoder.precision == "int8" and thresholds(automatic) == (0.25, 0.15)
     explicit = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="float32")
@@ -283,7 +284,7 @@ def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
     for text in TEXTS:
         assert_invariants(text, automatic.segment(text))
 
-    monkeypatch.setattr(segmenter_module, "int8_path", lambda: None)  # no AVX2, or no ONNX Runtime
+    monkeypatch.setattr(backend, "int8_path", lambda: None)  # no AVX2, or no ONNX Runtime
     elsewhere = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert elsewhere.encoder.precision in ("bfloat16", "float32") and thresholds(elsewhere) == (0.6, 0.55)
     asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
@@ -293,9 +294,9 @@ def test_auto_is_int8_where_the_probe_names_it_and_the_cpu_does_int8(
 def test_a_probe_that_reads_attention_never_runs_at_int8_automatically(
     tiny_bert_dir, tiny_probe_dir, tmp_path, monkeypatch
 ):
-    import segmenter.segmenter as segmenter_module
+    import segmenter.encoder.backend as backend
 
-    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
+    monkeypatch.setattr(backend, "int8_path", lambda: "vnni")
     probe = probe_naming_int8(tiny_probe_dir, tmp_path / "signals")
     assert Segmenter(model=str(tiny_bert_dir), probe=str(probe)).encoder.precision != "int8"
 
@@ -313,30 +314,30 @@ def test_a_probe_that_reads_attention_never_runs_at_int8_automatically(
     ],
 )
 def test_int8_runs_natively_on_cpus_with_vnni_or_avx2_and_no_amx(flags, path, monkeypatch):
-    import segmenter.int8_runtime as runtime
+    import segmenter.encoder.backend as backend
 
-    monkeypatch.setattr(runtime, "cpu_flags", lambda: frozenset(flags))
-    assert runtime.int8_path() == path
-    monkeypatch.setattr(runtime.importlib.util, "find_spec", lambda name: None)  # no ONNX Runtime
-    assert runtime.int8_path() is None
+    monkeypatch.setattr(backend, "cpu_flags", lambda: frozenset(flags))
+    assert backend.int8_path() == path
+    monkeypatch.setattr(backend.importlib.util, "find_spec", lambda name: None)  # no ONNX Runtime
+    assert backend.int8_path() is None
 
 
 def test_a_probe_may_run_at_int8_automatically_on_some_cpus_only(
     tiny_bert_dir, hidden_probe_dir, tmp_path, monkeypatch
 ):
-    import segmenter.segmenter as segmenter_module
+    import segmenter.encoder.backend as backend
 
     probe = probe_naming_int8(hidden_probe_dir, tmp_path / "avx2-only")
     meta = json.loads((probe / "meta.json").read_text(encoding="utf-8"))
     (probe / "meta.json").write_text(json.dumps({**meta, "automatic_precision_cpus": ["avx2"]}), "utf-8")
-    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "avx2")
+    monkeypatch.setattr(backend, "int8_path", lambda: "avx2")
     assert Segmenter(model=str(tiny_bert_dir), probe=str(probe)).encoder.precision == "int8"
-    monkeypatch.setattr(segmenter_module, "int8_path", lambda: "vnni")
+    monkeypatch.setattr(backend, "int8_path", lambda: "vnni")
     vnni = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
     assert vnni.encoder.precision in ("bfloat16", "float32")
-    assert vnni._decodings["clean"].threshold == 0.6  # the float pair
+    assert vnni.decodings["clean"].threshold == 0.6  # the float pair
     asked = Segmenter(model=str(tiny_bert_dir), probe=str(probe), precision="int8")
-    assert asked.encoder.precision == "int8" and asked._decodings["clean"].threshold == 0.25
+    assert asked.encoder.precision == "int8" and asked.decodings["clean"].threshold == 0.25
 
 
 def test_int8_outputs_do_not_depend_on_the_thread_count(tiny_bert_dir):
@@ -389,22 +390,22 @@ def test_building_the_int8_encoder_is_noted_and_loading_it_is_not(
     import logging
 
     monkeypatch.setenv("SEGMENTER_CACHE", str(tmp_path / "cache"))
-    with caplog.at_level(logging.INFO, logger="segmenter.compiled"):
+    with caplog.at_level(logging.INFO, logger="segmenter.encoder.loader"):
         int8_segmenter(tiny_bert_dir, hidden_probe_dir)
-    notes = [record.getMessage() for record in caplog.records if record.name == "segmenter.compiled"]
+    notes = [record.getMessage() for record in caplog.records if record.name == "segmenter.encoder.loader"]
     assert notes == [f"preparing the int8 encoder of this model (once; kept in {tmp_path / 'cache'})"]
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="segmenter.compiled"):
+    with caplog.at_level(logging.INFO, logger="segmenter.encoder.loader"):
         int8_segmenter(tiny_bert_dir, hidden_probe_dir)
-    assert not [record for record in caplog.records if record.name == "segmenter.compiled"]
+    assert not [record for record in caplog.records if record.name == "segmenter.encoder.loader"]
 
 
 def test_the_command_line_shows_the_note_on_a_terminal_only(monkeypatch):
     import logging
 
-    from segmenter import cli
+    from segmenter.cli import main as cli
 
-    log = logging.getLogger("segmenter.compiled")
+    log = logging.getLogger("segmenter.encoder.loader")
     monkeypatch.setattr(log, "handlers", [])
     monkeypatch.setattr(cli.sys.stderr, "isatty", lambda: False, raising=False)
     cli._show_progress_notes()
@@ -429,7 +430,7 @@ def test_the_command_line_shows_the_note_on_a_terminal_only(monkeypatch):
 
 
 def test_sentence_vectors_at_int8_build_no_graph(tiny_bert_dir, tmp_path, monkeypatch):
-    from segmenter.sentence_vectors import SentenceVectors
+    from segmenter.topics.sentence_vectors import SentenceVectors
 
     monkeypatch.setenv("SEGMENTER_CACHE", str(tmp_path / "cache"))
     vectors = SentenceVectors(str(tiny_bert_dir), precision="int8")

@@ -13,9 +13,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from segmenter.cli import main
+from segmenter.cli.lazy import ENTRY_POINT_GROUP, LazyCommand, optional_commands
+from segmenter.cli.main import main
 from segmenter.errors import InputError
-from segmenter.lazy_commands import ENTRY_POINT_GROUP, LazyCommand, optional_commands
 
 HEAVY = ("torch", "transformers", "spacy", "matplotlib", "sklearn", "ray", "pyarrow", "nltk", "pysbd")
 
@@ -41,7 +41,7 @@ def test_help_lists_every_command_and_imports_no_heavy_library():
     for command in ("segment", "train", "topics", "models", "bench", "bench-topics", "analyze"):
         assert f"  {command} " in listed.output
     loaded = _run(
-        "import sys\nfrom segmenter.cli import main\n"
+        "import sys\nfrom segmenter.cli.main import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
     )
@@ -50,10 +50,10 @@ def test_help_lists_every_command_and_imports_no_heavy_library():
 
 def test_a_command_loads_only_its_own_module():
     loaded = _run(
-        "import sys\nfrom segmenter.cli import main\n"
+        "import sys\nfrom segmenter.cli.main import main\n"
         "try:\n    main(['segment', '--help'])\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in sys.modules if m.startswith(('segmenter.bench', 'segmenter.analysis',"
-        " 'segmenter.topics_cli', 'segmenter.store_cli'))))"
+        " 'segmenter.cli.topics', 'segmenter.cli.models'))))"
     )
     assert loaded.splitlines()[-1] == "[]"
 

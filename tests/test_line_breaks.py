@@ -13,13 +13,14 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import segmenter.cli as cli
+import segmenter.cli.main as cli
 from segmenter.bench.datasets import CONDITIONS, WRAP_WIDTH, evaluation_items, has_paragraphs, load_dataset
 from segmenter.bench.runner import make_tasks
 from segmenter.config import FeatureConfig
-from segmenter.corpus import Document, corrupt_document, read_conllu, with_line_breaks, wrapped
 from segmenter.errors import ConfigError, InputError
-from segmenter.line_features import (
+from segmenter.gold.corpus import Document, corrupt_document, read_conllu, with_line_breaks, wrapped
+from segmenter.readers.build import settings_from_meta
+from segmenter.text.line_features import (
     LINE_CAP,
     LINE_FEATURES,
     LINE_SCALE,
@@ -27,9 +28,8 @@ from segmenter.line_features import (
     line_features,
     line_state_after,
 )
-from segmenter.segmenter import settings_from_meta
-from segmenter.surface import FLAGS, token_flags
-from segmenter.train import LAYOUTS, WRAP_WIDTHS, conditioned
+from segmenter.text.surface import FLAGS, token_flags
+from segmenter.training.probe import LAYOUTS, WRAP_WIDTHS, conditioned
 
 CONLLU = """# newdoc id = d1
 # newpar
@@ -215,8 +215,8 @@ def test_bench_refuses_a_layout_condition_without_paragraphs():
 def lines_segmenter(tiny_bert_dir, tmp_path_factory, one_torch_thread):
     from segmenter import Segmenter
     from segmenter.config import WindowConfig
-    from segmenter.encoder import Encoder
-    from segmenter.train import CONDITIONS, TrainConfig, train_probe
+    from segmenter.encoder.torch.encoder import Encoder
+    from segmenter.training.probe import CONDITIONS, TrainConfig, train_probe
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=1)
     docs = [

@@ -1,4 +1,4 @@
-"""Bulleted lines and rule lines open segments whatever the model says (`segmenter.line_rules`)."""
+"""Bulleted lines and rule lines open segments whatever the model says (`segmenter.decode.line_rules`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 from invariants import assert_invariants
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import decode
-from segmenter.line_rules import opens_segment, stands_alone
+from segmenter.decode.decoder import decode
+from segmenter.decode.line_rules import opens_segment, stands_alone
 
 
 def _segments(text: str, boundary_before: tuple[str, ...] = ()) -> list[str]:

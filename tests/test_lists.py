@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from invariants import assert_invariants
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import Decoder, blank_line_boundaries, decode
-from segmenter.lists import LOOKAHEAD, REACH, marker_at, next_item_follows
+from segmenter.decode.decoder import Decoder, blank_line_boundaries, decode
+from segmenter.decode.lists import LOOKAHEAD, REACH, marker_at, next_item_follows
 
 
 @pytest.mark.parametrize(
@@ -213,7 +213,7 @@ def test_max_chars_does_not_bring_back_a_moved_boundary():
 
 def test_streamed_decoding_looks_for_markers_in_each_stretch_of_text_once(monkeypatch):
     """No boundary for a long stretch: each advance scans only the text it adds (linear, not quadratic)."""
-    import segmenter.lists as lists_module
+    import segmenter.decode.lists as lists_module
 
     scanned = []
     real = lists_module.marker_starts

@@ -16,7 +16,7 @@ from segmenter.bench.metrics import (
     sentences_at,
     unmarked_counts,
 )
-from segmenter.corpus import is_marked
+from segmenter.gold.corpus import is_marked
 
 TEXT = "Hi there. Bye now."  # gold boundary: "Bye" starts at 10
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from segmenter import model_store
-from segmenter.cli import main
+from segmenter.cli.main import main
+from segmenter.encoder import model_store
 from segmenter.errors import ModelNotFoundError
 
 NAME = "tiny-split-mpnet"
@@ -210,7 +210,7 @@ def test_the_mpnet_extra_lists_the_registered_parts_and_stays_out_of_dev():
 
 
 def test_the_default_backbone_by_name_is_the_packaged_copy(tmp_path, monkeypatch):
-    from segmenter.backbones import DEFAULT_MODEL_NAME, locate, packaged_model_path
+    from segmenter.encoder.backbones import DEFAULT_MODEL_NAME, locate, packaged_model_path
 
     monkeypatch.chdir(tmp_path)  # no folder of that name here: the packaged weights, offline
     assert locate(DEFAULT_MODEL_NAME) == locate(None) == (DEFAULT_MODEL_NAME, str(packaged_model_path()))
@@ -228,8 +228,8 @@ def test_segment_with_the_default_backbone_named(tmp_path):
 
 
 def test_a_known_backbones_hub_id_is_its_short_name(tmp_path, monkeypatch):
-    from segmenter.backbones import DEFAULT_MODEL_NAME, locate, short_name
-    from segmenter.segmenter import probe_dir_for
+    from segmenter.encoder.backbones import DEFAULT_MODEL_NAME, locate, short_name
+    from segmenter.probe.shipped import probe_dir_for
 
     monkeypatch.chdir(tmp_path)
     hub_id = f"sentence-transformers/{DEFAULT_MODEL_NAME}"

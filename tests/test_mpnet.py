@@ -9,8 +9,8 @@ import torch
 
 from segmenter.analysis.analyze import run_analysis
 from segmenter.analysis.params import AnalysisParams
-from segmenter.attention_modules import layout, self_attention
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.attention import layout, self_attention
+from segmenter.encoder.torch.encoder import Encoder
 from tests.test_analysis_model import SMALL_PROBE, check_attention_rows, make_docs
 
 LAYERS = tuple(range(1, 13))
@@ -138,8 +138,8 @@ def test_a_frozen_probe_trained_on_mpnet_runs_the_default_strategy(tiny_mpnet_di
     would be; the spans keep every invariant and the probe's meta names the backbone."""
     from segmenter import Segmenter
     from segmenter.config import FeatureConfig, WindowConfig
-    from segmenter.corpus import Document
-    from segmenter.train import TrainConfig, train_probe
+    from segmenter.gold.corpus import Document
+    from segmenter.training.probe import TrainConfig, train_probe
     from tests.invariants import assert_invariants
 
     encoder = Encoder(str(tiny_mpnet_dir), max_layer=5, precision="float32")
@@ -159,8 +159,9 @@ def test_the_shipped_mpnet_probe_fits_the_12_layer_backbone():
     backbone itself is not needed: its shape is MPNet-base's)."""
     from types import SimpleNamespace
 
-    from segmenter.probe import Probe
-    from segmenter.segmenter import expected_width, probe_dir_for, settings_from_meta
+    from segmenter.probe.probe import Probe
+    from segmenter.probe.shipped import probe_dir_for
+    from segmenter.readers.build import expected_width, settings_from_meta
 
     probe = Probe.load(probe_dir_for("all-mpnet-base-v2"))
     settings = settings_from_meta(probe.meta)

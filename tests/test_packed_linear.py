@@ -1,4 +1,5 @@
-"""bfloat16 linear layers reordered once for oneDNN (`segmenter.packed_linear`): the same products."""
+"""bfloat16 linear layers reordered once for oneDNN (`segmenter.encoder.torch.packed_linear`): the same
+products."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from invariants import assert_same_spans
 from torch import nn
 
 from segmenter import Segmenter
-from segmenter.packed_linear import PackedLinear, pack_linears, packing_available
+from segmenter.encoder.torch.packed_linear import PackedLinear, pack_linears, packing_available
 
 TEXTS = [
     "It rained all day. We stayed in. Dr. Smith arrived at 5 p.m. and left.",
@@ -78,7 +79,7 @@ def test_a_packed_segmenter_finds_the_same_spans(monkeypatch):
     with threads(1):
         found_alone = [packed.segment(text) for text in TEXTS]
     found = [packed.segment(text) for text in TEXTS]
-    monkeypatch.setattr("segmenter.encoder.packing_available", lambda: False)
+    monkeypatch.setattr("segmenter.encoder.torch.packed_linear.packing_available", lambda: False)
     plain = Segmenter(precision="bfloat16")
     assert isinstance(plain.encoder.model.encoder.layer[0].attention.self.query, nn.Linear)
     with threads(1):

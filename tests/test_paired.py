@@ -16,8 +16,9 @@ from test_stream import random_chunks, texts
 
 from segmenter import Segmenter
 from segmenter.errors import ProbeError
-from segmenter.paired import mean_by_offset
-from segmenter.probe_meta import ProbeMeta
+from segmenter.probe.meta import ProbeMeta
+from segmenter.readers.candidates import mean_by_offset
+from segmenter.readers.tree import MeanReader
 
 PAIRED_THRESHOLDS = {"clean": 0.45, "corrupt": 0.35}
 
@@ -55,7 +56,7 @@ def readers(tiny_bert_dir, paired_probe_dir, one_torch_thread):
 
 def test_the_pair_decodes_the_mean_with_the_thresholds_of_the_mean(readers):
     pair, alone, partner = readers
-    assert pair.partner is not None and alone.partner is None
+    assert isinstance(pair.reader, MeanReader) and not isinstance(alone.reader, MeanReader)
     assert pair.decoding_for("It rained. We left.").threshold == PAIRED_THRESHOLDS["clean"]
     assert pair.decoding_for("so we left it rained").threshold == PAIRED_THRESHOLDS["corrupt"]
     assert alone.decoding_for("It rained. We left.").threshold != PAIRED_THRESHOLDS["clean"]
@@ -72,7 +73,7 @@ def test_the_pair_decodes_the_mean_with_the_thresholds_of_the_mean(readers):
 def test_a_threshold_given_by_the_caller_reads_the_mean_at_it(tiny_bert_dir, paired_probe_dir):
     settings = {"model": str(tiny_bert_dir), "probe": str(paired_probe_dir), "precision": "float32"}
     pair = Segmenter(**settings, threshold=0.9)
-    assert pair.partner is not None
+    assert isinstance(pair.reader, MeanReader)
     assert {pair.decoding_for(t).threshold for t in ("It rained.", "so it rained")} == {0.9}
 
 

@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import ConfigError
-from segmenter.features import WindowFeatures
-from segmenter.probe import Probe, average, fit
-from segmenter.train import TrainConfig, train_probe
+from segmenter.gold.corpus import Document
+from segmenter.probe.features import WindowFeatures
+from segmenter.probe.probe import Probe
+from segmenter.training.fitting import average, fit
+from segmenter.training.probe import TrainConfig, train_probe
 
 
 def _data(seed: int = 0, width: int = 6):

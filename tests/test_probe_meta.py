@@ -1,4 +1,4 @@
-"""The probe meta schema (`segmenter.probe_meta.ProbeMeta`): shipped meta files load unchanged and write
+"""The probe meta schema (`segmenter.probe.meta.ProbeMeta`): shipped meta files load unchanged and write
 back equal, training writes the keys it always wrote, and a broken field is refused in the same words as
 before the schema existed (the expected messages below were produced by the code of commit 5d6f47d)."""
 
@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document
 from segmenter.errors import ConfigError, ProbeError
-from segmenter.probe import Probe
-from segmenter.probe_meta import SETTING_KEYS, ProbeMeta
-from segmenter.segmenter import ProbeSettings, settings_from_meta
+from segmenter.gold.corpus import Document
+from segmenter.probe.meta import SETTING_KEYS, ProbeMeta
+from segmenter.probe.probe import Probe
+from segmenter.readers.build import settings_from_meta
 
-MODELS = Path(__file__).resolve().parents[1] / "segmenter" / "models"
+MODELS = Path(__file__).resolve().parents[1] / "models"
 SHIPPED = sorted(MODELS.glob("**/meta.json"))
 
 
@@ -48,7 +48,7 @@ def test_the_accurate_preset_reads_as_it_always_did():
     assert read.training["tuned"]["window_stride"] == 96
     assert read.threshold == 0.39
     assert read.thresholds == {"clean": 0.4, "corrupt": 0.35, "lines": 0.49, "wrapped": 0.4}
-    assert isinstance(read, ProbeMeta) and ProbeSettings is ProbeMeta
+    assert isinstance(read, ProbeMeta)
 
 
 def test_an_old_meta_without_the_later_fields_reads_with_their_defaults():
@@ -141,7 +141,7 @@ def test_training_writes_the_keys_it_always_wrote(tiny_probe_dir):
 
 
 def test_tuning_writes_the_keys_it_always_wrote(tiny_bert_dir, one_torch_thread):
-    from segmenter.tune import TuneConfig, tune_probe
+    from segmenter.training.tune import TuneConfig, tune_probe
 
     docs = [Document(f"d{i}", ("The cat sat down.", "It was tired!", f"Number {i} ended.")) for i in range(6)]
     config = TuneConfig(blocks=1, rank=2, epochs=1, hidden_units=8, window=WindowConfig(16, 10), holdout=0.3)

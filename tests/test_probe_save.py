@@ -7,8 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from segmenter import probe as probe_module
-from segmenter.probe import ARRAYS, META, Probe
+from segmenter.probe import probe as probe_module
+from segmenter.probe.probe import ARRAYS, META, Probe
 
 
 def _probe(value: float, meta: dict | None = None) -> Probe:

@@ -11,15 +11,16 @@ import torch
 from click.testing import CliRunner
 from invariants import assert_invariants
 
-from segmenter.cli import main
+from segmenter.api import Segmenter
+from segmenter.cli.main import main
 from segmenter.config import WindowConfig
-from segmenter.corpus import Document
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
+from segmenter.encoder.torch.pruning import check_keep, keep_key
 from segmenter.errors import ConfigError, ProbeError
-from segmenter.probe import Probe
-from segmenter.pruning import check_keep, choose, importance, keep_key
-from segmenter.segmenter import Segmenter
-from segmenter.tune import TuneConfig, tune_probe
+from segmenter.gold.corpus import Document
+from segmenter.probe.probe import Probe
+from segmenter.training.pruning import choose, importance
+from segmenter.training.tune import TuneConfig, tune_probe
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

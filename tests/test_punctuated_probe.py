@@ -14,9 +14,9 @@ from invariants import assert_same_spans
 
 from segmenter import Segmenter
 from segmenter.errors import ProbeError
-from segmenter.probe_meta import ProbeMeta
+from segmenter.probe.meta import ProbeMeta
 
-MODELS = Path(__file__).resolve().parents[1] / "segmenter" / "models" / "all-MiniLM-L6-v2"
+MODELS = Path(__file__).resolve().parents[1] / "models" / "all-MiniLM-L6-v2"
 ACCURATE = MODELS / "accurate"
 PUNCTUATED = "It rained all day. We stayed in and read. Then the sun came out and we went for a walk."
 UNPUNCTUATED = "it rained all day we stayed in and read then the sun came out and we went for a walk"
@@ -80,13 +80,14 @@ def test_no_window_runs_before_the_start_chooses(monkeypatch):
     """With pieces much shorter than the start that chooses and one window per batch, windows are
     ready long before the choice: they wait for it, so the streamed text still gets the scorer of
     its start."""
-    import segmenter.stream as stream
+    import segmenter.readers.stream as stream
+    import segmenter.text.conditions as conditions
 
     routed = Segmenter(batch_size=1)
     texts = (PUNCTUATED * 30, UNPUNCTUATED * 30)
     expected = [routed.segment(text) for text in texts]  # one piece: the choice comes first
     monkeypatch.setattr(stream, "PIECE_CHARS", 24)
-    monkeypatch.setattr(stream, "LOOK_CHARS", 5000)
+    monkeypatch.setattr(conditions, "LOOK_CHARS", 5000)
     for text, spans in zip(texts, expected, strict=True):
         chunks = [text[i : i + 11] for i in range(0, len(text), 11)]
         assert list(routed.segment_stream(chunks)) == spans
@@ -121,8 +122,8 @@ def test_a_punctuated_probe_may_read_another_block(tmp_path):
     meta = json.loads((folder / "punctuated" / "meta.json").read_text(encoding="utf-8"))
     (folder / "punctuated" / "meta.json").write_text(json.dumps({**meta, "layers": [2]}), encoding="utf-8")
     routed = Segmenter(probe=str(folder))
-    assert routed.scorers["clean"].features.layers == (2,)
-    assert routed.scorers["corrupt"].features.layers == (3,)
+    assert routed.reader.routes["clean"].scorer.features.layers == (2,)
+    assert routed.reader.routes["corrupt"].scorer.features.layers == (3,)
     alone = Segmenter(probe=str(folder / "punctuated"))
     np.testing.assert_array_equal(
         routed.gap_probabilities([PUNCTUATED])[0].probs, alone.gap_probabilities([PUNCTUATED])[0].probs
@@ -131,7 +132,7 @@ def test_a_punctuated_probe_may_read_another_block(tmp_path):
 
 
 def test_the_punctuated_probe_travels_with_its_probe(tmp_path):
-    from segmenter.probe import Probe
+    from segmenter.probe.probe import Probe
 
     probe = Probe.load(ACCURATE)
     assert probe.punctuated is not None and probe.punctuated.source == str(ACCURATE / "punctuated")
@@ -147,16 +148,19 @@ def test_the_punctuated_probe_travels_with_its_probe(tmp_path):
         Segmenter(probe=Probe.from_bytes(alone))
 
 
-def test_the_scorers_say_which_reads_what(routed):
-    assert routed.scorers["clean"] is not routed.scorers["corrupt"]
-    assert routed.scorers["corrupt"].encoder is routed.encoder
+def test_the_reader_tree_says_which_reads_what(routed):
+    from segmenter.readers.tree import ProbeReader, RouteReader
+
+    assert isinstance(routed.reader, RouteReader)
+    assert routed.reader.routes["clean"] is not routed.reader.routes["corrupt"]
+    assert routed.reader.routes["corrupt"].scorer.encoder is routed.encoder
     one = Segmenter(preset="fast")
-    assert one.scorers["clean"] is one.scorers["corrupt"]
+    assert isinstance(one.reader, ProbeReader)  # one reader for every text
 
 
 def test_a_punctuated_probe_that_names_one_of_its_own_is_refused(tmp_path):
     """Its folder linked to its parent would otherwise be read forever."""
-    from segmenter.probe import Probe
+    from segmenter.probe.probe import Probe
 
     folder = _copy_accurate(tmp_path / "accurate")
     shutil.rmtree(folder / "punctuated")

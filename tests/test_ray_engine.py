@@ -17,13 +17,13 @@ import pytest
 import ray
 from click.testing import CliRunner
 
+from segmenter.api import Segmenter
 from segmenter.bench.datasets import evaluation_items, load_dataset
-from segmenter.cli import main
+from segmenter.cli.main import main
 from segmenter.config import SegmenterConfig
 from segmenter.errors import ConfigError
-from segmenter.ray_engine import SegmenterSettings, segment_dataset
-from segmenter.ray_output import StagedFolder
-from segmenter.segmenter import Segmenter
+from segmenter.integrations.ray.engine import SegmenterSettings, segment_dataset
+from segmenter.integrations.ray.output import StagedFolder
 
 CONFIG = SegmenterConfig(preset="fast")
 

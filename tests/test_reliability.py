@@ -29,10 +29,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import assert_invariants
 
-from segmenter import cli
-from segmenter.cli import main, one_line
-from segmenter.probe import Probe
-from segmenter.segmenter import Segmenter
+from segmenter.api import Segmenter
+from segmenter.cli import main as cli
+from segmenter.cli.main import main, one_line
+from segmenter.probe.probe import Probe
 
 SCALE = float(os.environ.get("SEGMENTER_FUZZ_SCALE", "1"))
 STRATEGIES = ("probe", "sep-attention", "similarity")

@@ -4,7 +4,7 @@ nothing to the output path; the --encoding/--errors options; interrupted runs.
 Failing inputs: binary files, non-UTF-8 files (the message says so and offers --encoding), UTF-16 without
 --encoding, directories, missing and unreadable files (for real: with chmod 000, as an unprivileged user
 when the tests run as root), `--model` naming something that is not a BERT-family encoder, corrupted
-probe files in `segmenter/models/` (the error names the file), an output folder that cannot be written,
+probe files in `models/` (the error names the file), an output folder that cannot be written,
 a stdout that cannot encode the text. Every one is run with `-o PATH` both when PATH exists (it must keep its
 previous content) and when it does not (it must not appear), and no temporary file may be left.
 
@@ -33,13 +33,13 @@ import pytest
 from click.testing import CliRunner
 from invariants import assert_invariants
 
-from segmenter import cli
-from segmenter.cli import main
-from segmenter.encoder import packaged_model_path
-from segmenter.segmenter import Segmenter
+from segmenter.api import Segmenter
+from segmenter.cli import main as cli
+from segmenter.cli.main import main
+from segmenter.encoder.torch.encoder import packaged_model_path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED_PROBE = ROOT / "segmenter" / "models" / "all-MiniLM-L6-v2" / "accurate"  # the default preset
+SHIPPED_PROBE = ROOT / "models" / "all-MiniLM-L6-v2" / "accurate"  # the default preset
 PREVIOUS = "previous output\n"
 TEXT = "The bus was late again. Nobody seemed surprised.\n\nA new paragraph starts here."
 NOBODY = 65534
@@ -510,9 +510,9 @@ def test_corrupted_probe_file_in_models_names_the_file(
 
 
 def segmenter_command(*args: str) -> list[str]:
-    """`segmenter ARGS`, run as `python -m segmenter.cli` (the console script's entry point, found whether
-    or not the virtual environment's bin folder is on PATH)."""
-    return [sys.executable, "-m", "segmenter.cli", *args]
+    """`segmenter ARGS`, run as `python -m segmenter.cli.main` (the console script's entry point, found
+    whether or not the virtual environment's bin folder is on PATH)."""
+    return [sys.executable, "-m", "segmenter.cli.main", *args]
 
 
 def child_environment() -> dict[str, str]:

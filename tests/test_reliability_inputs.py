@@ -24,12 +24,12 @@ import pytest
 from click.testing import CliRunner
 from invariants import assert_invariants
 
-from segmenter.cli import main
+from segmenter.api import Segmenter
+from segmenter.cli.main import main
 from segmenter.config import DecodeConfig
-from segmenter.decode import decode
-from segmenter.segmenter import Segmenter
-from segmenter.stream import PIECE_CHARS, cut_point
-from segmenter.windows import plan
+from segmenter.decode.decoder import decode
+from segmenter.readers.stream import PIECE_CHARS, cut_point
+from segmenter.readers.windows import plan
 
 SENTENCES = [
     "The storm knocked out power across the valley on Tuesday.",
@@ -71,7 +71,7 @@ def count_windows(monkeypatch):
             return count
 
         # every encoder the segmenter reads with (the default reads punctuated text with another)
-        for encoder in {id(s.encoder): s.encoder for s in segmenter.scorers.values()}.values():
+        for encoder in {id(r.scorer.encoder): r.scorer.encoder for r in segmenter.reader.leaves()}.values():
             monkeypatch.setattr(encoder, "forward", counting(encoder.forward))
         return record
 

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from invariants import assert_invariants
 
 from segmenter import ConfigError, ProbeError, Segmenter, WindowConfig
-from segmenter.encoder import Encoder
-from segmenter.probe import Probe
-from segmenter.train import THRESHOLDS
-from segmenter.windows import GapAverager, plan
+from segmenter.encoder.torch.encoder import Encoder
+from segmenter.probe.probe import Probe
+from segmenter.readers.windows import GapAverager, plan
+from segmenter.training.probe import THRESHOLDS
 
 SAMPLE = (
     "The storm knocked out power across the valley on Tuesday. Crews worked through the night to "
@@ -181,7 +181,7 @@ def test_gpu_index_beyond_the_machine_is_a_config_error(monkeypatch):
     """cuda:N past the last GPU is refused by name before torch fails with "invalid device ordinal"."""
     import torch
 
-    from segmenter.encoder import resolve_device
+    from segmenter.encoder.torch.encoder import resolve_device
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
@@ -192,10 +192,10 @@ def test_gpu_index_beyond_the_machine_is_a_config_error(monkeypatch):
 
 
 def test_presets_pick_their_shipped_probes():
-    from segmenter.encoder import Encoder
+    from segmenter.encoder.torch.encoder import Encoder
 
     # in float32, so that the torch model's weights are there to inspect (on a CPU with VNNI, auto is
-    # int8; in bfloat16 on a CPU they are reordered for oneDNN, segmenter.packed_linear)
+    # int8; in bfloat16 on a CPU they are reordered for oneDNN, segmenter.encoder.torch.packed_linear)
     accurate, fast = Segmenter(precision="float32"), Segmenter(preset="fast", precision="float32")
     assert accurate.features.layers == (3,) and fast.features.layers == (2,)
     assert fast.encoder.loaded_layers == 2  # layers after the last one read are never loaded

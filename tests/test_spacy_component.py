@@ -16,9 +16,9 @@ import srsly
 from spacy.tokens import Doc
 from spacy.training import Example
 
-from segmenter.corpus import Document, read_conllu
 from segmenter.errors import ConfigError, ModelNotFoundError
-from segmenter.spacy_component import DEFAULT_CONFIG, AttentionSegmenter, token_starts
+from segmenter.gold.corpus import Document, read_conllu
+from segmenter.integrations.spacy import DEFAULT_CONFIG, AttentionSegmenter, token_starts
 
 EWT_DEV = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ud" / "UD_English-EWT"
 TEXTS = [
@@ -86,10 +86,11 @@ def test_entry_point_registers_the_factory_without_loading_the_encoder():
     code = (
         "import sys, spacy\n"
         "pipe = spacy.blank('en').add_pipe('attention_segmenter')\n"
-        "print(type(pipe).__module__, 'transformers' in sys.modules, 'segmenter.encoder' in sys.modules)\n"
+        "print(type(pipe).__module__, 'transformers' in sys.modules, "
+        "'segmenter.encoder.torch.encoder' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["segmenter.spacy_component", "False", "False"]
+    assert out.stdout.split() == ["segmenter.integrations.spacy", "False", "False"]
 
 
 def test_add_pipe_on_blank_pipeline_splits_sentences(nlp):
@@ -267,7 +268,7 @@ def test_bytes_round_trip_restores_settings_and_boundaries(nlp, component):
     restored = target.add_pipe("attention_segmenter")
     restored.from_bytes(srsly.msgpack_dumps(data))
     assert restored.threshold == 0.5 and restored.overwrite is True
-    assert restored.segmenter.decoding.threshold == 0.5
+    assert {d.threshold for d in restored.segmenter.decodings.values()} == {0.5}
     original = spacy.blank("en")
     original.add_pipe("attention_segmenter").from_bytes(component.to_bytes())
     assert [starts(d) for d in original.pipe(texts)] == [starts(d) for d in nlp.pipe(texts)]
@@ -291,7 +292,7 @@ def test_load_time_config_overrides_win_over_saved_settings(tiny_bert_dir, tmp_p
     override = {"components": {"attention_segmenter": {"threshold": 0.99, "batch_size": 16}}}
     component = spacy.load(tmp_path / "saved", config=override).get_pipe("attention_segmenter")
     assert (component.threshold, component.batch_size) == (0.99, 16)  # 16 is the default: still wins
-    assert component.segmenter.decoding.threshold == 0.99
+    assert {d.threshold for d in component.segmenter.decodings.values()} == {0.99}
     plain = spacy.load(tmp_path / "saved").get_pipe("attention_segmenter")
     assert (plain.threshold, plain.batch_size, plain.overwrite) == (0.9, 64, True)  # saved, all of them
     back_to_none = {"components": {"attention_segmenter": {"threshold": None}}}
@@ -401,7 +402,7 @@ def test_settings_are_one_segmenter_config_and_the_factory_names_each():
     import inspect
 
     from segmenter.config import SegmenterConfig
-    from segmenter.spacy_component import SEGMENTER_SETTINGS, make_attention_segmenter
+    from segmenter.integrations.spacy import SEGMENTER_SETTINGS, make_attention_segmenter
 
     assert DEFAULT_CONFIG == {  # as they were written out before they came from SegmenterConfig
         "model": None, "strategy": "probe", "threshold": None, "batch_size": 16, "device": "cpu",
@@ -451,8 +452,8 @@ def test_a_pipeline_saved_before_the_one_config_still_loads(tmp_path):
 def test_a_component_folder_in_the_old_format_with_a_probe_loads(tiny_bert_dir, tiny_probe_dir, tmp_path):
     """The files `to_disk` wrote before the one config, written here literally: `cfg` (JSON, in the old
     key order) and `probe` (msgpack of Probe.to_bytes)."""
-    from segmenter.probe import Probe
-    from segmenter.segmenter import Segmenter
+    from segmenter.api import Segmenter
+    from segmenter.probe.probe import Probe
 
     probe = Probe.load(tiny_probe_dir)
     folder = tmp_path / "attention_segmenter"

@@ -51,7 +51,7 @@ def test_off_by_default_and_saved_with_the_pipeline(tiny_bert_dir, tmp_path):
 
 @pytest.mark.parametrize("config", [{"topic_sensitivity": 0}, {"topic_sensitivity": -1.0}])
 def test_bad_topic_settings_are_one_config_error(config):
-    from segmenter.spacy_component import AttentionSegmenter
+    from segmenter.integrations.spacy import AttentionSegmenter
 
     nlp = spacy.blank("en")
     with pytest.raises(ConfigError):

@@ -17,11 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_invariants
 
-import segmenter.cli as cli
-import segmenter.stream as stream
+import segmenter.cli.main as cli
+import segmenter.readers.stream as stream
 from segmenter.config import DecodeConfig
-from segmenter.decode import Decoder, blank_line_boundaries, decode
-from segmenter.stream import cut_point
+from segmenter.decode.decoder import Decoder, blank_line_boundaries, decode
+from segmenter.readers.stream import cut_point
 
 WORDS = st.sampled_from(
     ["the", "Cat", "sat.", "It", "rained!", "a", "b,", "Yes?", "ok", "\u00e9t\u00e9", "9.5"]
@@ -241,8 +241,10 @@ def test_buffers_stay_bounded_on_a_long_stream(tiny_segmenter, monkeypatch_modul
     spans, largest_text, largest_tokens = [], 0, 0
     for _ in range(600):
         spans.extend(text_stream.feed(paragraph))
-        largest_text = max(largest_text, len(text_stream.decoder._text) + text_stream._pending_len)
-        largest_tokens = max(largest_tokens, len(text_stream._tokens))
+        inner = text_stream._inner  # the reader tree's stream, once the text's start chose its condition
+        held = text_stream._head_len if inner is None else len(inner.sink._text) + inner._pending_len
+        largest_text = max(largest_text, held)
+        largest_tokens = max(largest_tokens, 0 if inner is None else len(inner._tokens))
     spans.extend(text_stream.close())
     total = 600 * len(paragraph)
     assert len(spans) >= 600  # every blank line ends a segment
@@ -262,7 +264,7 @@ def test_character_by_character_with_long_whitespace_runs(tiny_segmenter, monkey
 
 def test_real_model_streamed_equals_one_piece(monkeypatch):
     from segmenter import Segmenter
-    from segmenter.gold import load_dataset
+    from segmenter.gold.specs import load_dataset
 
     monkeypatch.setattr(stream, "PIECE_CHARS", 700)
     docs = load_dataset("ewt-dev").documents[:12]
@@ -308,7 +310,7 @@ def test_cli_streams_a_large_file_with_the_same_spans(
 def test_real_model_streams_a_long_text_in_default_pieces():
     """Several default-sized pieces (64k characters), fed in uneven reads, give the one-piece spans."""
     from segmenter import Segmenter
-    from segmenter.gold import load_dataset
+    from segmenter.gold.specs import load_dataset
 
     docs = [*load_dataset("ewt-dev").documents, *load_dataset("ewt-test").documents]
     text = "\n\n".join(doc.text for doc in docs)[:200_000]

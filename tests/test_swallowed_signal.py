@@ -14,8 +14,8 @@ import signal
 
 import pytest
 
+from segmenter.integrations.ray.output import StagedFolder
 from segmenter.io import AtomicOutput
-from segmenter.ray_output import StagedFolder
 
 # the swallowed KeyboardInterrupt is reported to pytest as an unraisable exception: that is the point
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")

@@ -11,18 +11,18 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from segmenter.cli import main
+from segmenter.api import Segmenter
+from segmenter.cli.main import main
 from segmenter.config import FeatureConfig, WindowConfig
-from segmenter.corpus import Document
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import ConfigError
-from segmenter.extract import window_inputs
-from segmenter.probe import Probe
-from segmenter.segmenter import Segmenter
-from segmenter.teacher import DocumentTeacher, Teacher, matched_targets
-from segmenter.train import TrainConfig, train_probe
-from segmenter.tune import TuneConfig, _example, _teacher_targets, tune_probe
-from segmenter.windows import plan
+from segmenter.gold.corpus import Document
+from segmenter.probe.extract import window_inputs
+from segmenter.probe.probe import Probe
+from segmenter.readers.windows import plan
+from segmenter.training.probe import TrainConfig, train_probe
+from segmenter.training.teacher import DocumentTeacher, Teacher, matched_targets
+from segmenter.training.tune import TuneConfig, _example, _teacher_targets, tune_probe
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from segmenter.decode import Span
+from segmenter.decode.decoder import Span
 from segmenter.errors import ConfigError
-from segmenter.partition import depth_boundaries, gap_similarity, optimal_partition, section_costs
-from segmenter.topics import TopicSegmenter, topic_spans
+from segmenter.topics.partition import depth_boundaries, gap_similarity, optimal_partition, section_costs
+from segmenter.topics.segmenter import TopicSegmenter, topic_spans
 from tests.invariants import assert_invariants
 
 
@@ -81,8 +81,8 @@ def test_gap_similarity_is_one_for_identical_vectors():
 
 @pytest.fixture(scope="module")
 def tiny_topics(tiny_bert_dir, one_torch_thread):
-    from segmenter.segmenter import Segmenter
-    from segmenter.sentence_vectors import SentenceVectors
+    from segmenter.api import Segmenter
+    from segmenter.topics.sentence_vectors import SentenceVectors
 
     segmenter = Segmenter(str(tiny_bert_dir), strategy="sep-attention", threshold=0.5)
     return TopicSegmenter(segmenter, vectors=SentenceVectors(str(tiny_bert_dir)))

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from segmenter.cli import main
+from segmenter.cli.main import main
 
 COOKING = (
     "Chop the onions finely and fry them in butter. Add the garlic once the onions turn golden. "

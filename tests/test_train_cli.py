@@ -10,8 +10,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from segmenter.cli import main
-from segmenter.train_cli import probe, tune
+from segmenter.cli.main import main
+from segmenter.cli.train import probe, tune
 
 # every option of `segmenter train` before the split -> where it went
 SHARED = {
@@ -187,7 +187,7 @@ def test_a_long_run_logs_its_progress_as_lines_where_stderr_is_no_terminal(monke
     dropped; on a terminal it stays a bar, and a run without progress writes nothing."""
     import io
 
-    from segmenter.cli_common import progress_bar
+    from segmenter.cli.common import progress_bar
 
     log = io.StringIO()
     monkeypatch.setattr("sys.stderr", log)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from segmenter.corpus import Document, corrupt_document
 from segmenter.errors import ConfigError
-from segmenter.train import TrainConfig, conditioned, split_documents
-from segmenter.training_data import load_training_documents, rule_sentences
-from segmenter.tune import TuneConfig
+from segmenter.gold.corpus import Document, corrupt_document
+from segmenter.training.data import load_training_documents, rule_sentences
+from segmenter.training.probe import TrainConfig, conditioned, split_documents
+from segmenter.training.tune import TuneConfig
 
 
 def _docs(n: int, silver: bool = False) -> list[Document]:
@@ -79,9 +79,10 @@ def test_silver_documents_alone_are_split_too():
 
 
 def test_the_split_seed_alone_picks_the_held_out_documents(monkeypatch, tiny_bert_dir):
-    from segmenter import train, tune
     from segmenter.config import FeatureConfig, WindowConfig
-    from segmenter.encoder import Encoder
+    from segmenter.encoder.torch.encoder import Encoder
+    from segmenter.training import probe as train
+    from segmenter.training import tune
 
     chosen = []
 
@@ -135,7 +136,7 @@ def test_unmarked_share_outside_zero_to_one_is_refused(config):
 
 def test_ud_train_stands_for_the_six_train_files_and_never_a_dev_or_test_file(tmp_path, monkeypatch):
     from segmenter.errors import InputError
-    from segmenter.training_data import UD_TRAIN, expand_specs
+    from segmenter.training.data import UD_TRAIN, expand_specs
 
     for folder, name in UD_TRAIN:
         (tmp_path / folder).mkdir()

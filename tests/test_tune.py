@@ -10,15 +10,16 @@ import torch
 from click.testing import CliRunner
 from invariants import assert_invariants
 
-from segmenter.adapter import DENSE, LowRankLinear, attach, export, merge
-from segmenter.cli import main
+from segmenter.api import Segmenter
+from segmenter.cli.main import main
 from segmenter.config import WindowConfig
-from segmenter.corpus import Document, wrapped
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.adapter import merge
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import ConfigError, InputError, ProbeError
-from segmenter.probe import Probe
-from segmenter.segmenter import Segmenter
-from segmenter.tune import TuneConfig, tune_probe
+from segmenter.gold.corpus import Document, wrapped
+from segmenter.probe.probe import Probe
+from segmenter.training.adapters import DENSE, LowRankLinear, attach, export
+from segmenter.training.tune import TuneConfig, tune_probe
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -199,9 +200,9 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
     """The head's logit at window position p during training is the exported probe's probability of the
     gap before text token p-1 at inference, and its label is what the frozen-probe trainer would use."""
     from segmenter.config import FeatureConfig
-    from segmenter.extract import run_batch
-    from segmenter.tune import IGNORE, _batch, _example, _gap_logits
-    from segmenter.windows import plan
+    from segmenter.probe.extract import run_batch
+    from segmenter.readers.windows import plan
+    from segmenter.training.tune import IGNORE, _batch, _example, _gap_logits
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
     doc = Document(
@@ -253,9 +254,9 @@ def test_training_signals_are_the_inference_signals(tiny_bert_dir):
     the attention signals read from the block being tuned are those `run_batch` computes, standardised
     by the probe's mean and scale."""
     from segmenter.config import FeatureConfig
-    from segmenter.extract import run_batch
-    from segmenter.tune import _batch, _example, _gap_logits, _SignalReader
-    from segmenter.windows import plan
+    from segmenter.probe.extract import run_batch
+    from segmenter.readers.windows import plan
+    from segmenter.training.tune import _batch, _example, _gap_logits, _SignalReader
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2, precision="float32")
     doc = Document("d", ("The cat sat down.", "It was Tired!", "Number 7 ended, ok?", "Yes. no"))

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from segmenter import wait_policy
+from segmenter.encoder import wait_policy
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

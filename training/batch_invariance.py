@@ -22,8 +22,8 @@ import numpy as np
 import torch
 
 from segmenter import Segmenter
-from segmenter.corpus import read_conllu
-from segmenter.windows import plan
+from segmenter.gold.corpus import read_conllu
+from segmenter.readers.windows import plan
 
 TEST_FILE = Path(__file__).resolve().parents[1] / "benchmarks/data/ud_english_ewt/en_ewt-ud-test.conllu"
 

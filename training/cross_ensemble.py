@@ -8,7 +8,7 @@ does. A reader SPEC is a preset or probe folder of the default backbone, or `MOD
 backbone, optionally `@PRECISION` (`blocks-4@int8`; default: its automatic precision), read alone
 (a probe's `paired_with` partner is not added). Without --reader: the MiniLM `accurate` preset (on
 punctuated text its punctuated probe) and the all-mpnet-base-v2 `accurate` probe
-(segmenter/models/README.md, "Unpunctuated text read by the 12-layer and the 6-layer encoder
+(models/README.md, "Unpunctuated text read by the 12-layer and the 6-layer encoder
 together"). Prints the F1 of each cell and their mean for each reader at its own threshold, then, at
 the threshold searched on a 0.05 grid over these cells, for each reader and for the mean of the first
 k readers (k from 2 to all). Decoding settings other than the threshold are the first reader's. A
@@ -27,8 +27,8 @@ from dev_scores import dev_cells, load, pooled_counts, ud_option
 from dev_thresholds import GRID
 
 from segmenter import Segmenter
-from segmenter.decode import decode
-from segmenter.paired import mean_gap_probabilities
+from segmenter.decode.decoder import decode
+from segmenter.readers.candidates import mean_gap_probabilities
 
 
 def cell_f1(segmenter: Segmenter, texts: list, gaps: list, threshold: float | None) -> float:

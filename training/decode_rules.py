@@ -2,7 +2,7 @@
 
     python training/decode_rules.py accurate fast [--ud ../shared/data/ud]
 
-The rules (`segmenter.decode`): "items" (every later item of an enumeration that opens the text, a
+The rules (`segmenter.decode.decoder`): "items" (every later item of an enumeration that opens the text, a
 line or follows a colon opens a segment), "addresses" (no boundary inside an e-mail address or URL),
 "bullets" (a bulleted line of a list opens a segment) and "rule lines" (a line of symbols such as "--"
 is a segment of its own). For each preset the gap probabilities of every dev text are computed once;
@@ -22,8 +22,8 @@ import click
 from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary, ud_option
 
 from segmenter import Segmenter, addresses, line_rules
-from segmenter.decode import Decoder
-from segmenter.segmenter import TEXTS_PER_CHUNK
+from segmenter.api import TEXTS_PER_CHUNK
+from segmenter.decode.decoder import Decoder
 
 RULES = ("items", "addresses", "bullets", "rule lines")
 

@@ -7,7 +7,7 @@ Each argument is a preset or a probe folder of the backbone given by --model (de
 all-MiniLM-L6-v2), optionally with `@PRECISION` (`accurate@int8`: the preset with its encoder in
 int8). The shipped presets train on the
 UD English *train* splits (and silver text), so every dev file is unseen by all of them. A row has the
-columns of the tables in segmenter/models/README.md, all boundary F1 as `segmenter bench` computes it
+columns of the tables in models/README.md, all boundary F1 as `segmenter bench` computes it
 (pooled over a cell's texts):
 
 - EWT, GUM, LinES, ParTUT, ESLSpok and ATIS dev: clean / unpunctuated (the benchmark's `clean` and
@@ -18,7 +18,7 @@ columns of the tables in segmenter/models/README.md, all boundary F1 as `segment
   "score": the mean of those two means (the selection score); "layouts": the mean of the four layout
   cells;
 - "unmarked R": the recall at the clean gold boundaries that no sentence-final punctuation marks
-  (`segmenter.corpus.is_marked`), pooled over the six clean cells.
+  (`segmenter.gold.corpus.is_marked`), pooled over the six clean cells.
 
 It reads the treebanks from --ud (the UD_English-* folders). A development tool: nothing in `segmenter`
 imports it, and it reads dev files only.

@@ -17,7 +17,7 @@ meta.json: for a float precision as `thresholds.clean`, `thresholds.corrupt` and
 `thresholds_from` saying where they came from); for int8 under `thresholds_by_precision.int8` (with
 `int8_thresholds_from`), which the segmenter reads when its encoder runs at int8. The search starts
 from the float pair either way. A probe read with a partner (its meta's `paired_with`,
-`segmenter.paired`) has the thresholds of the mean searched, from and into `paired_with.thresholds`.
+`segmenter.readers.tree`) has the thresholds of the mean searched, from and into `paired_with.thresholds`.
 A development tool; it reads dev files only.
 """
 
@@ -33,7 +33,7 @@ from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary
 
 from segmenter import Segmenter
 from segmenter.config import PRECISIONS
-from segmenter.decode import decode
+from segmenter.decode.decoder import decode
 
 GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.96, 0.05))
 

@@ -36,7 +36,7 @@ from segmenter import Segmenter
 from segmenter.bench.datasets import evaluation_items, load_dataset
 from segmenter.bench.metrics import Counts, score
 from segmenter.config import PRESETS
-from segmenter.encoder import resolve_precision
+from segmenter.encoder.backend import choose_backend
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from invariants import assert_invariants  # noqa: E402  (the tests' own statement of the invariant)
@@ -183,7 +183,7 @@ def main(device: str, random_count: int, docs: int | None, out: Path | None) -> 
         "torch": torch.__version__,
         "cpu_threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
-        "device_precision": resolve_precision("auto", torch.device(device)),
+        "device_precision": choose_backend("auto", torch.device(device)).precision,
         "agreement": [],
         "odd_input_failures": [],
         "throughput": [],

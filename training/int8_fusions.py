@@ -2,12 +2,12 @@
 
     python training/int8_fusions.py accurate fast [--rounds 3]
 
-For each preset two segmenters at int8 are loaded: one as shipped (`segmenter.int8_runtime.
+For each preset two segmenters at int8 are loaded: one as shipped (`segmenter.encoder.onnx.runtime.
 DISABLED_FUSIONS` disabled when its session opens) and one with every fusion ONNX Runtime applies.
 Then, as in `training/preset_speed.py`, each round runs one pass of `Segmenter.pipe` over EWT test
 clean per segmenter, in turn, and a row is the median over rounds; one thread. Run it alone on the
 machine. The evidence for the selection rule "int8 without ONNX Runtime's SkipLayerNormalization
-fusion" in segmenter/models/README.md. A development tool: nothing in `segmenter` imports it.
+fusion" in models/README.md. A development tool: nothing in `segmenter` imports it.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import click  # noqa: E402
 from dev_scores import load  # noqa: E402
 from preset_speed import alternated_rounds, ewt_test_texts  # noqa: E402
 
-from segmenter.int8_runtime import DISABLED_FUSIONS, Int8Session  # noqa: E402
+from segmenter.encoder.onnx.runtime import DISABLED_FUSIONS, Int8Session  # noqa: E402
 
 
 def int8_session(segmenter) -> Int8Session:
     """The `Int8Session` of a segmenter at int8: the cached encoder's, or the torch encoder's."""
     encoder = segmenter.scorer.encoder
-    blocks = getattr(encoder, "_blocks", None)  # segmenter.compiled.CompiledEncoder
-    return blocks if blocks is not None else encoder._int8.session  # segmenter.encoder.Encoder
+    blocks = getattr(encoder, "_blocks", None)  # segmenter.encoder.onnx.compiled.CompiledEncoder
+    return blocks if blocks is not None else encoder._int8.session  # segmenter.encoder.torch.encoder.Encoder
 
 
 @click.command()

@@ -3,10 +3,10 @@
     python training/int8_profile.py accurate [--runs 200] [--tokens 100] [--every-fusion]
 
 Loads the preset at int8 (building its graph if the cache lacks it), opens its graph in a session as
-`segmenter.int8_runtime.Int8Session` does (one thread; without `DISABLED_FUSIONS` unless
+`segmenter.encoder.onnx.runtime.Int8Session` does (one thread; without `DISABLED_FUSIONS` unless
 --every-fusion), runs it --runs times on --tokens random token ids (seed 0) and prints one markdown
 row per operator type: total milliseconds, share and nodes per run, then the mean wall time of a run.
-The profile of segmenter/models/README.md's section "int8 without ONNX Runtime's SkipLayerNormalization
+The profile of models/README.md's section "int8 without ONNX Runtime's SkipLayerNormalization
 fusion" and docs/benchmarks.md. Run it alone on the machine. A development tool: nothing in
 `segmenter` imports it.
 """
@@ -24,7 +24,7 @@ import onnxruntime as ort
 from dev_scores import load
 from int8_fusions import int8_session
 
-from segmenter.int8_runtime import DISABLED_FUSIONS
+from segmenter.encoder.onnx.runtime import DISABLED_FUSIONS
 
 
 @click.command()

@@ -1,19 +1,18 @@
 """How far int8 arithmetic moves the 12-layer encoder (all-mpnet-base-v2) from float32, and how much
-faster it runs: the measurement behind "The 12-layer encoder in int8" in segmenter/models/README.md.
+faster it runs: the measurement behind "The 12-layer encoder in int8" in models/README.md.
 
     python training/mpnet_int8.py [--ud ../shared/data/ud] [--windows 20]
 
-Reads the encoder's first seven blocks (the block the shipped probe reads) through transformers, on
-the first `--windows` windows of 128 tokens of EWT dev text, one thread, and compares each int8
-variant with torch float32: speed (float32 seconds / variant seconds over the same windows), the
-relative norm of the difference in block 7's output (mean over windows) and the largest difference in
-block 7's attention probabilities; then, per kind of product, how far the largest input channel of
-block 7 stands out (its largest value over the windows against the median channel's). Variants:
-torch's dynamic quantisation of the linear layers (weights per tensor; per channel; per channel
-after SmoothQuant scaling from the int8 calibration text at a = 0.5 and 0.8; per channel on one kind
-of product only), and ONNX Runtime (the encoder exported with the attention as an output, float32
-and dynamically quantised per channel as `segmenter.int8` quantises). Run it alone. A development
-tool: nothing in `segmenter` imports it.
+Reads the encoder's first seven blocks (the block the shipped probe reads) through transformers, on the first
+`--windows` windows of 128 tokens of EWT dev text, one thread, and compares each int8 variant with torch
+float32: speed (float32 seconds / variant seconds over the same windows), the relative norm of the difference
+in block 7's output (mean over windows) and the largest difference in block 7's attention probabilities; then,
+per kind of product, how far the largest input channel of block 7 stands out (its largest value over the
+windows against the median channel's). Variants: torch's dynamic quantisation of the linear layers (weights
+per tensor; per channel; per channel after SmoothQuant scaling from the int8 calibration text at a = 0.5 and
+0.8; per channel on one kind of product only), and ONNX Runtime (the encoder exported with the attention as an
+output, float32 and dynamically quantised per channel as `segmenter.encoder.onnx.export` quantises). Run it
+alone. A development tool: nothing in `segmenter` imports it.
 """
 
 from __future__ import annotations
@@ -36,8 +35,8 @@ from dev_scores import dev_file, ud_option  # noqa: E402
 from torch import nn  # noqa: E402
 
 from segmenter.bench.datasets import evaluation_items, load_dataset  # noqa: E402
-from segmenter.encoder import Encoder  # noqa: E402
-from segmenter.int8_runtime import CALIBRATION_TEXT  # noqa: E402
+from segmenter.encoder.onnx.runtime import CALIBRATION_TEXT  # noqa: E402
+from segmenter.encoder.torch.encoder import Encoder  # noqa: E402
 
 BLOCKS = 7
 WINDOW = 128

@@ -29,12 +29,12 @@ import torch  # noqa: E402
 from preset_speed import ewt_test_texts  # noqa: E402
 
 from segmenter import Segmenter  # noqa: E402
-from segmenter.encoder import Encoder  # noqa: E402
+from segmenter.encoder.torch.encoder import Encoder  # noqa: E402
 
 
 class LastBlocks(torch.nn.Module):
-    """The embeddings and loaded blocks of a `segmenter.bert.BertModel`: (B, T) ids, (B, T) mask ->
-    the last block's output (B, T, D)."""
+    """The embeddings and loaded blocks of a `segmenter.encoder.torch.bert.BertModel`: (B, T) ids, (B, T) mask
+    -> the last block's output (B, T, D)."""
 
     def __init__(self, model: torch.nn.Module):
         super().__init__()

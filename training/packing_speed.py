@@ -2,7 +2,7 @@
 
     python training/packing_speed.py accurate fast fastest [--rounds 3] [--condition corrupt]
 
-Measures `segmenter.packed_linear`: per preset, a segmenter as it loads now and one loaded with
+Measures `segmenter.encoder.torch.packed_linear`: per preset, a segmenter as it loads now and one loaded with
 packing switched off, both at bfloat16, timed in alternated rounds of one `Segmenter.pipe` pass over
 EWT test (one thread, as `preset_speed.py`); it also says whether their spans are the same (offsets
 and scores). Run it alone on the machine. A development tool: nothing in `segmenter` imports it.
@@ -27,7 +27,7 @@ from segmenter import Segmenter  # noqa: E402
 def opened(preset: str, packed: bool, texts: list[str]) -> Segmenter:
     """A bfloat16 segmenter of `preset` with every encoder it reads opened (on a clean and an
     unpunctuated text), packed or not."""
-    unpacked = mock.patch("segmenter.encoder.packing_available", return_value=False)
+    unpacked = mock.patch("segmenter.encoder.torch.packed_linear.packing_available", return_value=False)
     switch = contextlib.nullcontext() if packed else unpacked
     with switch:
         segmenter = Segmenter(preset=preset, precision="bfloat16")

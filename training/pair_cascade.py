@@ -4,14 +4,14 @@ unsure: a simulation on the six dev files, nothing built.
     python training/pair_cascade.py [--ud ../shared/data/ud] [--band 0.1 0.9 ...]
 
 Computes, once per dev text, MiniLM `accurate`'s gap probabilities (the pair's partner, as it reads)
-and the all-mpnet-base-v2 probe's alone; their mean by character offset (`segmenter.paired`) is what
+and the all-mpnet-base-v2 probe's alone; their mean by character offset (`segmenter.readers.tree`) is what
 the pair decodes. For each band (lo, hi) the mean is kept at gaps where MiniLM's probability lies in
 [lo, hi] and MiniLM's own probability is used elsewhere; every variant is decoded at the pair's
 thresholds and scored as `dev_scores.py` scores. The cost of a band is the share of the 12-layer
 reader's window tokens (its own tokenizer and windows) in windows that hold a gap inside the band, for
 the clean and the unpunctuated texts: what a cascade would still encode. Prints one markdown row per
 variant. A development tool: nothing in `segmenter` imports it, and it reads dev files only
-(segmenter/models/README.md, "The 12-layer reading only where MiniLM is unsure").
+(models/README.md, "The 12-layer reading only where MiniLM is unsure").
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import numpy as np
 from dev_scores import DevText, dev_cells, pooled_counts, summary, ud_option
 
 from segmenter import Segmenter
-from segmenter.decode import decode
-from segmenter.paired import mean_by_offset
-from segmenter.windows import plan
+from segmenter.decode.decoder import decode
+from segmenter.readers.candidates import mean_by_offset
+from segmenter.readers.windows import plan
 
 DEFAULT_BANDS = ((0.2, 0.8), (0.1, 0.9), (0.05, 0.95), (0.02, 0.98))
 

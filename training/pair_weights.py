@@ -6,7 +6,7 @@ Computes each reader's gap probabilities on every dev text once (all-mpnet-base-
 alone, and MiniLM's `accurate` at its automatic precision), then for each weight of WEIGHTS takes the
 weighted mean where both have a candidate (the one probability elsewhere), searches the two
 thresholds as `training/dev_thresholds.py` does and prints the dev row at them
-(segmenter/models/README.md, "The pair's weights"). A development tool: nothing in `segmenter`
+(models/README.md, "The pair's weights"). A development tool: nothing in `segmenter`
 imports it, and it reads dev files only.
 """
 
@@ -19,8 +19,7 @@ from dev_scores import dev_cells, header, markdown_row, ud_option
 from dev_thresholds import row, search
 
 from segmenter import Segmenter
-from segmenter.paired import mean_by_offset
-from segmenter.segmenter import GapProbabilities
+from segmenter.readers.candidates import GapProbabilities, mean_by_offset
 
 WEIGHTS = (0.3, 0.4, 0.5, 0.6, 0.7)
 START = {"clean": 0.5, "corrupt": 0.3}  # the pair's thresholds, where each search starts

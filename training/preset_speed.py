@@ -4,7 +4,7 @@
     python training/preset_speed.py accurate /path/to/candidate --condition corrupt
     python training/preset_speed.py --model all-mpnet-base-v2 /path/to/probe-folder
 
-The speed side of the selection rules in segmenter/models/README.md. Every probe is loaded once; then
+The speed side of the selection rules in models/README.md. Every probe is loaded once; then
 each round runs one pass of `Segmenter.pipe` over all texts per probe, in the order given, so that a
 machine that slows down or speeds up during the run affects every probe alike; the row is the median
 over rounds. Warm-up: two texts per probe before the first round. Run it alone on the machine. A

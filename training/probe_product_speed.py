@@ -2,15 +2,15 @@
 
     python training/probe_product_speed.py accurate [--windows 447] [--tokens 128] [--rounds 5]
 
-A timing of one step of a preset at int8, for deciding whether that step is worth moving into int8:
-the first dense layer of the preset's probe, folded as `segmenter.probe.Probe._fold` folds it (F
-inputs per token, slots x hidden units out), is run on --windows random (tokens, F) float32 matrices
-(seed 0), one window at a time as the int8 encoder runs them: once with numpy (one BLAS thread, as
-`Probe._numpy_logits` runs it) and once through a one-node graph (MatMul) quantised by ONNX Runtime's
-`quantize_dynamic` (int8 weights per output channel, as `segmenter.int8` quantises the encoder) in a
-one-thread session. Prints seconds per pass (median of --rounds) and the ratio. Accuracy is not
-measured here: the product's inputs would be quantised with one scale per window. Run it alone on
-the machine. A development tool: nothing in `segmenter` imports it.
+A timing of one step of a preset at int8, for deciding whether that step is worth moving into int8: the first
+dense layer of the preset's probe, folded as `segmenter.probe.probe.Probe._fold` folds it (F inputs per token,
+slots x hidden units out), is run on --windows random (tokens, F) float32 matrices (seed 0), one window at a
+time as the int8 encoder runs them: once with numpy (one BLAS thread, as `Probe._numpy_logits` runs it) and
+once through a one-node graph (MatMul) quantised by ONNX Runtime's `quantize_dynamic` (int8 weights per output
+channel, as `segmenter.encoder.onnx.export` quantises the encoder) in a one-thread session. Prints seconds per
+pass (median of --rounds) and the ratio. Accuracy is not measured here: the product's inputs would be
+quantised with one scale per window. Run it alone on the machine. A development tool: nothing in `segmenter`
+imports it.
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ from sklearn.preprocessing import StandardScaler
 from transformers import AutoModel, AutoTokenizer
 
 from segmenter import Segmenter
-from segmenter.encoder import packaged_model_path
-from segmenter.segmenter import GapProbabilities
+from segmenter.encoder.torch.encoder import packaged_model_path
+from segmenter.readers.candidates import GapProbabilities
 
 FEATURES = ("none", "attention", "hidden", "both")
 HIDDEN_LAYERS = (2, 3, 4)

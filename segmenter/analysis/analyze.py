@@ -21,9 +21,9 @@ from segmenter.analysis.claims import evaluate_claims
 from segmenter.analysis.inputs import build_texts, pad_batch, plan_batches
 from segmenter.analysis.params import PROBE_CONDITIONS, AnalysisParams
 from segmenter.analysis.stats import Example, HeadAccumulator
-from segmenter.corpus import Document
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import InputError
+from segmenter.gold.corpus import Document
 
 PAIR_KEYS = (
     "mean_pair_distance",

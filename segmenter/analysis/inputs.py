@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segmenter.corpus import Document
+from segmenter.gold.corpus import Document
 
 NO_SENTENCE = -1
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from segmenter.conditions import TEXT_CONDITIONS
 from segmenter.errors import ConfigError
+from segmenter.text.conditions import TEXT_CONDITIONS
 
 PROBE_CONDITIONS = TEXT_CONDITIONS
 
@@ -44,7 +44,7 @@ CONVENTIONS = {
     "uniform sample (reservoir, fixed seed) of at most probe_max_*_gaps gaps; F1 of the positive class "
     "(p >= 0.5) on the test gaps, and their average precision (threshold-free)",
     "probe_conditions": "clean: sentences joined by one space; corrupt: each sentence lowercased and "
-    "stripped of punctuation (segmenter.corpus.corrupt_document)",
+    "stripped of punctuation (segmenter.gold.corpus.corrupt_document)",
     "bootstrap": "each claim's number is recomputed on bootstrap_resamples resamples of the analysed texts "
     "(one per document, drawn with replacement, numpy seeded with bootstrap_seed) with the same pooling as "
     "on all of them; its interval is the percentile interval at bootstrap_confidence "

@@ -5,7 +5,7 @@ the features of layer l are the concatenated head context vectors of the two tok
 [C_l(t-1); C_l(t)] of size 2*H*d. The probe of each layer is trained on the gaps of two documents in
 three and its F1 (positive class: token t starts a gold sentence) measured on the gaps of the third.
 Each split keeps a uniform sample of at most a fixed number of gaps, so memory stays bounded.
-Leaves out: head statistics, plots, and the segmenter's own probe (segmenter/probe.py), which
+Leaves out: head statistics, plots, and the segmenter's own probe (segmenter/probe/probe.py), which
 combines layers and is stored for inference.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from segmenter.corpus import Document, corrupt_document
-from segmenter.encoder import Encoder
+from segmenter.encoder.torch.encoder import Encoder
 from segmenter.extras import require
+from segmenter.gold.corpus import Document, corrupt_document
 
 WINDOWS_PER_BATCH = 16
 

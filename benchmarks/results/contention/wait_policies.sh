@@ -1,6 +1,6 @@
 #!/bin/bash
 # OpenMP wait policies at one and two torch threads, quiet and with one busy companion process.
-# LIBGOMP_DEFAULT=1 only labels the row with no policy set; `segmenter.wait_policy` chooses between
+# LIBGOMP_DEFAULT=1 only labels the row with no policy set; `segmenter.encoder.wait_policy` chooses between
 # that row's policy and PASSIVE at start-up. Run alone on the machine, from anywhere; prints one line
 # per setting (training/thread_speed.py: chars/s of the default preset on EWT test clean at 1, 2, 1, 2
 # threads in one process).

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Main after the interrupt fix of 2026-12-05 (segmenter/io.py, segmenter/ray_output.py; models unchanged):
+# Main after the interrupt fix of 2026-12-05 (segmenter/io.py, segmenter/integrations/ray/output.py; models unchanged):
 # every default system plus attention-float32 on EWT test and golden rules, clean and unpunctuated, one
 # thread each, three interleaved rounds in fresh processes, chars/s the median round. Alone on the
 # 2-core AMD EPYC host with AVX2 and no AVX512, VNNI or bfloat16 units (results.json's env names it).

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Main after the averaged probe's member began opening on first use and the 12-layer pair's unpunctuated
-# threshold was searched again (0.30 -> 0.35; segmenter/models/README.md, "The pair's thresholds after its
+# threshold was searched again (0.30 -> 0.35; models/README.md, "The pair's thresholds after its
 # partner changed"): every default system, attention-float32 and the 12-layer backbone paired with the default,
 # on EWT test and golden rules, clean and unpunctuated, one thread each, three interleaved rounds in fresh
 # processes, chars/s the median round; then the default and the parser on EWT test clean with one busy

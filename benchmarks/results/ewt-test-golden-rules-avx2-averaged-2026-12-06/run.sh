@@ -1,6 +1,6 @@
 #!/bin/bash
 # Main after `accurate` began reading unpunctuated text with its own probe and a four-block probe averaged
-# (segmenter/models/README.md, "`accurate` reading unpunctuated text with a second, four-block probe"): every
+# (models/README.md, "`accurate` reading unpunctuated text with a second, four-block probe"): every
 # default system, attention-float32 and the 12-layer backbone paired with the default, on EWT test and golden
 # rules, clean and unpunctuated, one thread each, three interleaved rounds in fresh processes, chars/s the median
 # round. Alone on the 2-core AMD EPYC host with AVX2 and no AVX512, VNNI or bfloat16 units. The 12-layer backbone

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Main after the paired reader (segmenter/paired.py, segmenter/stream.py, segmenter/segmenter.py and the swallowed-
+# Main after the paired reader (segmenter/readers/paired.py, segmenter/readers/stream.py, segmenter/api.py and the swallowed-
 # interrupt change in segmenter/io.py; MiniLM models unchanged): every default system, attention-float32 and the
 # 12-layer backbone paired with the default, on EWT test and golden rules, clean and unpunctuated, one thread each,
 # three interleaved rounds in fresh processes, chars/s the median round. Alone on the 2-core AMD EPYC host with

@@ -1,0 +1,1 @@
+"""Topic segmentation: sentence vectors from the encoder and an exact partition into sections."""

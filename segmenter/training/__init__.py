@@ -1,0 +1,3 @@
+"""Fitting probes and tuning encoders (scikit-learn, torch autograd): what `segmenter train` runs.
+Nothing on the inference path imports this package.
+"""
