@@ -1,8 +1,8 @@
 """What this machine's CPU computes natively, read from its feature flags (Linux /proc/cpuinfo).
 
 The encoder's precision follows it: bfloat16 where the CPU has bfloat16 units
-(`segmenter.encoder.torch.encoder`), int8 where it has integer dot-product instructions or AVX2's byte
-multiply-adds, and no matrix units (`segmenter.encoder.onnx.runtime.int8_path`). Imports nothing heavy;
+(`segmenter.encoder.backend`), int8 where it has integer dot-product instructions or AVX2's byte
+multiply-adds, and no matrix units (`segmenter.encoder.backend.int8_path`). Imports nothing heavy;
 elsewhere than Linux no flags are known, and the plain float32 defaults apply.
 """
 
@@ -15,7 +15,7 @@ VNNI_FLAGS = frozenset({"avx512_vnni", "avx_vnni"})  # int8 dot products in vect
 # byte multiply-adds into 16-bit sums, which ONNX Runtime's int8 products use where VNNI is missing
 AVX2_FLAGS = frozenset({"avx2"})
 AMX_FLAGS = frozenset({"amx_bf16", "amx_int8"})  # matrix units
-# the ways a CPU runs int8 products fast, best first (`segmenter.encoder.onnx.runtime.int8_path`); a probe may
+# the ways a CPU runs int8 products fast, best first (`segmenter.encoder.backend.int8_path`); a probe may
 # name the ones its automatic precision applies to (`ProbeMeta.automatic_precision_cpus`)
 INT8_PATHS = {"vnni": VNNI_FLAGS, "avx2": AVX2_FLAGS}
 

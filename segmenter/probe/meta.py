@@ -51,11 +51,11 @@ class ProbeMeta:
     thresholds_by_precision: for another encoder precision ("int8"), the (threshold, per-condition
                 thresholds) to read at it instead, chosen on features of that precision; possibly empty.
     automatic_precision: "int8" where the probe runs at int8 when its precision is "auto" and the CPU
-                does int8 natively (`segmenter.encoder.onnx.runtime.int8_path`); None: the float default.
+                does int8 natively (`segmenter.encoder.backend.int8_path`); None: the float default.
     automatic_precision_cpus: the CPUs' int8 paths (`segmenter.encoder.cpu.INT8_PATHS`: "vnni", "avx2") on
                 which `automatic_precision` applies; empty: on every one.
     punctuated_probe: a probe folder, relative to this probe's, that reads the texts the segmenter
-                judges punctuated (`segmenter.readers.stream.condition_for` says "clean") in this probe's
+                judges punctuated (`segmenter.text.conditions.condition_for` says "clean") in this probe's
                 place, with its own encoder and thresholds; it must read the same features (each
                 may read its own blocks) and windows. None: this probe reads every text.
     averaged_probes: probe folders, relative to this probe's, that read every text this probe reads

@@ -22,7 +22,7 @@ import unicodedata
 SENTENCE_FINAL = ".!?\u2026\u203c\u2047\u2048\u2049\u3002\uff01\uff1f"  # . ! ? … ‼ ⁇ ⁈ ⁉ 。！？
 
 # A text holding none of these (and no upper-case letter) is read as unpunctuated and gets the
-# unpunctuated threshold (`segmenter.readers.stream.looks_unpunctuated`).
+# unpunctuated threshold (`segmenter.text.conditions.looks_unpunctuated`).
 PUNCTUATED_TEXT_MARKS = ".!?\u2026\u3002\uff01\uff1f"  # . ! ? … 。！？
 
 # The silver-sentence rule for raw training text (`segmenter.training.data.rule_sentences`): a sentence
