@@ -22,7 +22,7 @@ from segmenter.bench.datasets import evaluation_items, load_dataset
 from segmenter.cli.main import main
 from segmenter.config import SegmenterConfig
 from segmenter.errors import ConfigError
-from segmenter.integrations.ray.engine import SegmenterSettings, segment_dataset
+from segmenter.integrations.ray.engine import segment_dataset
 from segmenter.integrations.ray.output import StagedFolder
 
 CONFIG = SegmenterConfig(preset="fast")
@@ -98,12 +98,11 @@ def test_killed_actor_loses_and_repeats_nothing(ray_instance, local, ewt_texts):
     assert without_score(rows) == expected_rows(local, documents)
 
 
-def test_settings_keyword_and_segmenter_settings_name_still_work(ray_instance, local, ewt_texts):
-    """Callers from before SegmenterConfig: `SegmenterSettings` is SegmenterConfig, passed as settings=."""
-    assert SegmenterSettings is SegmenterConfig
+def test_the_settings_keyword_still_works(ray_instance, local, ewt_texts):
+    """Callers from before `config=`: a SegmenterConfig passed as settings=."""
     documents = [(f"doc{i}", text) for i, text in enumerate(ewt_texts[:3])]
     ds = ray.data.from_items([{"id": k, "text": t} for k, t in documents])
-    rows = segment_dataset(ds, "text", "id", settings=SegmenterSettings(preset="fast")).take_all()
+    rows = segment_dataset(ds, "text", "id", settings=SegmenterConfig(preset="fast")).take_all()
     assert without_score(rows) == expected_rows(local, documents)
 
 

@@ -51,9 +51,6 @@ SEGMENT_FIELDS = ("id", "index", "start", "end", "text", "score")
 READ_ERROR_COLUMN = "read_error"  # an input column: when not null, the row is reported with this reason
 
 
-SegmenterSettings = SegmenterConfig  # the name of the actors' settings before SegmenterConfig held them
-
-
 def segment_dataset(
     ds: ray.data.Dataset,
     text_column: str = "text",
