@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
-from types import MappingProxyType
 
 from segmenter.config import DecodeConfig, FeatureConfig, SegmenterConfig, WindowConfig, check_batch_size
 from segmenter.decode.decoder import Span, decode
@@ -82,7 +81,7 @@ class Segmenter:
     @property
     def decodings(self) -> Mapping[str, DecodeConfig]:
         """The decoding settings of each condition's texts ("clean", "corrupt"): `decoding_for`'s."""
-        return MappingProxyType(dict(self.reading.decodings))
+        return self.reading.decodings
 
     @property
     def features(self) -> FeatureConfig:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from types import MappingProxyType
 
 from segmenter.config import DecodeConfig, FeatureConfig, SegmenterConfig, WindowConfig
 from segmenter.encoder.backbones import DEFAULT_MODEL_NAME
@@ -93,7 +94,7 @@ def build_reading(config: SegmenterConfig) -> tuple[Reading, GapScorer, Probe | 
         for condition in TEXT_CONDITIONS:
             if threshold is None and condition in paired_thresholds:
                 decodings[condition] = DecodeConfig(paired_thresholds[condition], max_chars)
-    return Reading(reader, decodings), scorer, probe
+    return Reading(reader, MappingProxyType(decodings)), scorer, probe
 
 
 def encoder_precision(
