@@ -157,7 +157,7 @@ def test_window_is_a_dataclass_of_the_text_and_token_range():
 def test_per_head_vectors_are_captured_only_for_features_that_read_them(tiny_bert_dir, monkeypatch):
     from segmenter.config import FeatureConfig
     from segmenter.encoder.torch.encoder import Encoder
-    from segmenter.probe.extract import run_batch
+    from segmenter.readers.extract import run_batch
 
     encoder = Encoder(str(tiny_bert_dir), max_layer=2)
     tokens = [encoder.tokenize("The cat sat. It slept.")]

@@ -17,8 +17,8 @@ from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.encoder.torch.encoder import Encoder
 from segmenter.errors import ConfigError
 from segmenter.gold.corpus import Document
-from segmenter.probe.extract import window_inputs
 from segmenter.probe.probe import Probe
+from segmenter.readers.extract import window_inputs
 from segmenter.readers.windows import plan
 from segmenter.training.probe import TrainConfig, train_probe
 from segmenter.training.teacher import DocumentTeacher, Teacher, matched_targets

@@ -200,7 +200,7 @@ def test_training_gaps_line_up_with_the_inference_features(tiny_bert_dir):
     """The head's logit at window position p during training is the exported probe's probability of the
     gap before text token p-1 at inference, and its label is what the frozen-probe trainer would use."""
     from segmenter.config import FeatureConfig
-    from segmenter.probe.extract import run_batch
+    from segmenter.readers.extract import run_batch
     from segmenter.readers.windows import plan
     from segmenter.training.tune import IGNORE, _batch, _example, _gap_logits
 
@@ -254,7 +254,7 @@ def test_training_signals_are_the_inference_signals(tiny_bert_dir):
     the attention signals read from the block being tuned are those `run_batch` computes, standardised
     by the probe's mean and scale."""
     from segmenter.config import FeatureConfig
-    from segmenter.probe.extract import run_batch
+    from segmenter.readers.extract import run_batch
     from segmenter.readers.windows import plan
     from segmenter.training.tune import _batch, _example, _gap_logits, _SignalReader
 

@@ -19,9 +19,9 @@ import numpy as np
 
 from segmenter.config import FeatureConfig, WindowConfig
 from segmenter.encoder.protocol import EncoderInterface
-from segmenter.probe.extract import run_batch
 from segmenter.probe.features import sep_attention_score, similarity_score
 from segmenter.probe.probe import Probe
+from segmenter.readers.extract import run_batch
 from segmenter.readers.windows import GapAverager, Window, plan
 from segmenter.text.line_features import TEXT_START, LineState
 from segmenter.text.surface import with_surface

@@ -33,9 +33,9 @@ from segmenter.gold.corpus import (
     without_final_punctuation,
     wrapped,
 )
-from segmenter.probe.extract import window_stream
 from segmenter.probe.meta import ProbeMeta
 from segmenter.probe.probe import Probe
+from segmenter.readers.extract import window_stream
 from segmenter.text.conditions import (
     CLEAN,
     CORRUPT,

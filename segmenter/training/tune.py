@@ -36,10 +36,10 @@ from segmenter.encoder.torch.pruning import prune
 from segmenter.errors import ConfigError, InputError
 from segmenter.gold.corpus import Document
 from segmenter.probe.contrast import contrast
-from segmenter.probe.extract import window_inputs
 from segmenter.probe.features import SIGNALS
 from segmenter.probe.meta import ProbeMeta
 from segmenter.probe.probe import Probe
+from segmenter.readers.extract import window_inputs
 from segmenter.readers.windows import Window, plan
 from segmenter.text.conditions import TRAINING_CONDITIONS
 from segmenter.text.surface import with_surface
