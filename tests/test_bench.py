@@ -26,6 +26,7 @@ from segmenter.bench.systems import (
     parse_name,
 )
 from segmenter.errors import ConfigError, InputError
+from segmenter.gold.corpus import read_conllu, read_golden_cases
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 FAST_BASELINES = ("pysbd", "spacy-sentencizer", "punkt", "syntok", "blingfire", "sentencex")
@@ -488,3 +489,19 @@ def test_repeats_run_every_system_in_rounds_and_report_the_median_speed(tiny_tas
     assert [run.skipped is not None and run.chars_per_s_rounds is None for run in skipped] == [True, True]
     [single] = run_benchmark(["fake"], tiny_tasks[:1], loader=_fake_loader({}))
     assert single.chars_per_s_rounds is None  # one round: nothing to keep beside chars_per_s
+
+
+def test_golden_and_conllu_files_keep_line_separators_inside_a_line(tmp_path):
+    """JSON and CoNLL-U end lines with LF; U+2028, U+0085 and a form feed inside a case stay in it (they
+    are valid raw in a JSON string), and CRLF files still load."""
+    text = "Go\u2028on.\x85Next\x0cpage. Done."
+    case = {"text": text, "sentences": ["Go\u2028on.\x85Next\x0cpage.", "Done."]}
+    golden = tmp_path / "cases.jsonl"
+    golden.write_text(
+        json.dumps(case, ensure_ascii=False) + "\r\n" + json.dumps(case) + "\n", encoding="utf-8"
+    )
+    cases = read_golden_cases(golden)
+    assert [c["text"] for c in cases] == [text, text]
+    conllu = tmp_path / "doc.conllu"
+    conllu.write_text("# newdoc id = d\n# text = It\u2028rained.\n1\tIt\n\n# text = Bye.\n1\tBye\n", "utf-8")
+    assert read_conllu(conllu)[0].sentences == ("It rained.", "Bye.")  # whitespace collapsed, not cut

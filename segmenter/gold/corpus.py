@@ -64,6 +64,17 @@ class Document:
         return tuple(offsets)
 
 
+def file_lines(text: str) -> list[str]:
+    r"""The lines of a CoNLL-U or JSONL file: split at LF only (a CRLF's CR dropped), since both formats
+    end lines with LF and may hold U+2028, U+0085 or a form feed inside a line, where `str.splitlines`
+    would cut.
+
+    >>> file_lines('{"text": "a\u2028b"}\r\n{"text": "c"}\n')
+    ['{"text": "a\u2028b"}', '{"text": "c"}', '']
+    """
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def read_conllu(path: str | Path) -> list[Document]:
     """Documents of a CoNLL-U file, from `# newdoc` markers and `# text` lines.
 
@@ -78,7 +89,7 @@ def read_conllu(path: str | Path) -> list[Document]:
     paragraphs: list[int] = []
     new_paragraph = False
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = file_lines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read CoNLL-U file {path}: {exc}") from exc
     for line in lines:
@@ -125,7 +136,7 @@ def read_golden_cases(path: str | Path) -> list[dict]:
     path = Path(path)
     cases = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = file_lines(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read JSONL file {path}: {exc}") from exc
     for number, line in enumerate(lines, 1):
