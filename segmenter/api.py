@@ -134,8 +134,11 @@ class Segmenter:
 
     def _pipe(self, texts: Iterable[str], batch_size: int | None) -> Iterator[list[Span]]:
         for chunk in _chunks(texts, TEXTS_PER_CHUNK):
-            for text, gaps in zip(chunk, self.gap_probabilities(chunk, batch_size), strict=True):
-                yield self.decode(text, gaps)
+            size = self._checked(chunk, batch_size)
+            conditions = [condition_for(text) for text in chunk]  # once per text: reading and decoding
+            found = self.reading.gap_probabilities(chunk, size, conditions)
+            for text, condition, gaps in zip(chunk, conditions, found, strict=True):
+                yield decode(text, gaps.offsets, gaps.probs, self.reading.decodings[condition])
 
     def decode(self, text: str, gaps: GapProbabilities) -> list[Span]:
         """Spans of `text` from its gap probabilities, with the threshold that fits the text."""
@@ -153,11 +156,15 @@ class Segmenter:
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:
         """Boundary probability of every candidate gap of every text (pure: no decoding)."""
         _refuse_one_text(texts, "texts", "segment(text)")
+        return self.reading.gap_probabilities(texts, self._checked(texts, batch_size))
+
+    def _checked(self, texts: list[str], batch_size: int | None) -> int:
+        """The batch size to read `texts` with, once every text is known to be a str."""
         size = check_batch_size(self.batch_size if batch_size is None else batch_size)
         for text in texts:
             if not isinstance(text, str):
                 raise TypeError(f"texts must be str, got {type(text).__name__}")
-        return self.reading.gap_probabilities(texts, size)
+        return size
 
     def tokenize(self, text: str, line_state: LineState = TEXT_START) -> Tokens:
         """`text`'s tokens with the surface features this segmenter's probe reads."""

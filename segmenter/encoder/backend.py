@@ -37,14 +37,12 @@ BFLOAT16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})  # bfloat16 products in 
 class Backend:
     """How one encoder runs.
 
-    runtime:   "onnx" (the int8 graph of the blocks, ONNX Runtime) or "torch".
-    precision: "int8", "bfloat16" or "float32".
+    precision: "int8" (the blocks as an ONNX Runtime graph), "bfloat16" or "float32" (torch).
     attention: the attention kernel of the layers whose attention is not read (torch): "sdpa" or
                "eager" (two products and a softmax: faster in bfloat16 on a CPU without AMX).
     packed:    bfloat16 linear weights reordered once for oneDNN (torch on a CPU that can).
     """
 
-    runtime: str
     precision: str
     attention: str = "sdpa"
     packed: bool = False
@@ -93,13 +91,12 @@ def choose_backend(precision: str, device) -> Backend:
     if check_precision(precision) == "int8":
         if device.type != "cpu":
             raise ConfigError(f"precision 'int8' runs on the CPU only, not on {device}; use --precision auto")
-        return Backend(runtime="onnx", precision="int8")
+        return Backend(precision="int8")
     if precision == "auto":
         precision = "bfloat16" if native_bfloat16(device) else "float32"
     on_cpu_in_bfloat16 = precision == "bfloat16" and device.type == "cpu"
     plain_attention = on_cpu_in_bfloat16 and "amx_bf16" not in cpu_flags()
     return Backend(
-        runtime="torch",
         precision=precision,
         attention="eager" if plain_attention else "sdpa",
         packed=on_cpu_in_bfloat16 and _packing_available(),

@@ -164,9 +164,14 @@ class Reading:
     reader: ProbeReader | RouteReader | MeanReader
     decodings: Mapping[str, DecodeConfig]
 
-    def gap_probabilities(self, texts: list[str], batch_size: int) -> list[GapProbabilities]:
-        """Per text, its candidates: the windows of all texts that reach one scorer share batches."""
-        return self.reader.gap_probabilities(texts, [conditions.condition_for(t) for t in texts], batch_size)
+    def gap_probabilities(
+        self, texts: list[str], batch_size: int, judged: list[str] | None = None
+    ) -> list[GapProbabilities]:
+        """Per text, its candidates: the windows of all texts that reach one scorer share batches.
+        judged: the texts' conditions, where the caller has judged them already."""
+        if judged is None:
+            judged = [conditions.condition_for(text) for text in texts]
+        return self.reader.gap_probabilities(texts, judged, batch_size)
 
     def decoding_for(self, text: str) -> DecodeConfig:
         return self.decodings[conditions.condition_for(text)]
