@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from segmenter.bench.datasets import BUILTIN, CONDITIONS, load_dataset
-from segmenter.bench.report import markdown_table, write_outputs
+from segmenter.bench.report import family_table, markdown_table, write_outputs
 from segmenter.bench.runner import environment, make_tasks, run_benchmark
 from segmenter.bench.systems import DEFAULT_SYSTEMS, SystemOptions, check_name, libraries
 from segmenter.errors import MissingExtraError, SegmenterError
@@ -33,7 +33,7 @@ DEFAULT_DATASETS = ("ewt-test", "golden-rules")
     "datasets",
     multiple=True,
     metavar="SPEC",
-    help=f"{', '.join(BUILTIN)}, conllu:PATH or golden:PATH; repeatable "
+    help=f"{', '.join(BUILTIN)}, conllu:PATH, golden:PATH or realworld:PATH; repeatable "
     f"[default: {', '.join(DEFAULT_DATASETS)}]",
 )
 @click.option(
@@ -150,6 +150,9 @@ def bench(
         repeats=repeats,
     )
     click.echo(markdown_table(runs), nl=False)
+    families = family_table(runs)
+    if families:
+        click.echo(f"\nBy family: F1 (exact)\n\n{families}", nl=False)
     if out is not None:
         config = {
             "systems": list(systems),

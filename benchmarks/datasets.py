@@ -8,8 +8,9 @@ their licences) are resolved by the library's `segmenter.gold.specs`; `load_data
 CONDITIONS. Golden-rule cases keep their original text (newlines included) in the clean condition, with
 gold offsets found by aligning the expected sentences to it. Two conditions lay clean text out in lines,
 as files and e-mails have it, and exist only for datasets with paragraph markers (`has_paragraphs`):
-`lines` puts each paragraph (`# newpar`) on a line of its own, `wrapped` also hard-wraps every line at
-WRAP_WIDTH characters, so most of its line breaks fall inside sentences.
+Real documents (`realworld-dev`, `realworld-test`) are read as written only (clean), each item with
+its family. `lines` puts each paragraph (`# newpar`) on a line of its own, `wrapped` also hard-wraps
+every line at WRAP_WIDTH characters, so most of its line breaks fall inside sentences.
 
 This module builds plain data; it runs no system and computes no score.
 
@@ -36,6 +37,7 @@ __all__ = [
     "Dataset",
     "Item",
     "evaluation_items",
+    "has_condition",
     "has_paragraphs",
     "load_dataset",
 ]
@@ -52,6 +54,7 @@ class Item:
     text: str
     gold: tuple[int, ...]
     sentences: tuple[str, ...]
+    family: str | None = None  # realworld only: the document's family (e-mail, markdown, ...)
 
 
 def evaluation_items(dataset: Dataset, condition: str) -> list[Item]:
@@ -65,6 +68,12 @@ def evaluation_items(dataset: Dataset, condition: str) -> list[Item]:
     """
     if condition not in CONDITIONS:
         raise InputError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}")
+    if dataset.real is not None:
+        if condition != "clean":
+            raise InputError(
+                f"dataset {dataset.name!r} is real documents as written: only the clean condition"
+            )
+        return [Item(doc.id, doc.text, doc.boundaries, doc.segments, doc.family) for doc in dataset.real]
     if condition == "corrupt":
         docs = (corrupt_document(doc) for doc in dataset.documents)
         return [_item(doc) for doc in docs if doc.sentences]
@@ -79,6 +88,14 @@ def evaluation_items(dataset: Dataset, condition: str) -> list[Item]:
     if dataset.originals is None:
         return [_item(doc) for doc in dataset.documents]
     return [_golden_item(doc, text) for doc, text in zip(dataset.documents, dataset.originals, strict=True)]
+
+
+def has_condition(dataset: Dataset, condition: str) -> bool:
+    """Whether `dataset` can be read in `condition`: real documents only as written (clean); the line
+    layouts only where a conllu dataset has paragraph markers."""
+    if dataset.real is not None:
+        return condition == "clean"
+    return condition not in LAYOUTS or has_paragraphs(dataset)
 
 
 def has_paragraphs(dataset: Dataset) -> bool:

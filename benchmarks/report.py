@@ -50,6 +50,25 @@ def markdown_table(runs: Sequence[Run]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def family_table(runs: Sequence[Run]) -> str:
+    """For runs on real documents: one row per system and dataset, boundary F1 and (in brackets) the
+    share of documents segmented exactly, per family and overall; "" when no run has families."""
+    rows = [run for run in runs if run.families]
+    if not rows:
+        return ""
+    families = list(dict.fromkeys(family for run in rows for family in run.families))
+    header = ["system", "dataset", *(f"{f} ({rows[0].families.get(f, {}).get('docs', 0)})" for f in families)]
+    lines = ["| " + " | ".join([*header, "overall"]) + " |", "|" + "---|" * (len(header) + 1)]
+    for run in rows:
+        cells = [run.system, run.dataset]
+        for family in families:
+            entry = run.families.get(family)
+            cells.append("-" if entry is None else f"{_number(entry['f1'])} ({_number(entry['exact'])})")
+        cells.append(f"{_number(run.f1)} ({_number(run.exact_match)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _resources(run: Run) -> str:
     """`1`, or `1 + 1 busy` when busy companion processes ran beside it; `-` when left to the libraries;
     `2 passive` when several threads waited passively (OpenMP), which is slower on a quiet machine."""
@@ -69,6 +88,8 @@ def results_json(runs: Sequence[Run], env: dict, config: dict | None = None) -> 
 
 
 def _rounded(row: dict) -> dict:
+    if row.get("families"):
+        row = {**row, "families": {f: _rounded(e) for f, e in row["families"].items()}}
     return {key: round(value, ROUND) if isinstance(value, float) else value for key, value in row.items()}
 
 
@@ -115,6 +136,10 @@ def write_outputs(out: Path, runs: Sequence[Run], env: dict, config: dict | None
     out.mkdir(parents=True, exist_ok=True)
     paths = [out / "results.json", out / "results.md", out / "f1_vs_speed.png"]
     paths[0].write_text(json.dumps(results_json(runs, env, config), indent=2) + "\n", encoding="utf-8")
-    paths[1].write_text(markdown_table(runs), encoding="utf-8")
+    families = family_table(runs)
+    paths[1].write_text(
+        markdown_table(runs) + (f"\nBy family: F1 (exact)\n\n{families}" if families else ""),
+        encoding="utf-8",
+    )
     plot_f1_vs_speed(runs, paths[2])
     return paths

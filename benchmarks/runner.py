@@ -29,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
-from segmenter.bench.datasets import CONDITIONS, LAYOUTS, Dataset, Item, evaluation_items, has_paragraphs
+from segmenter.bench.datasets import CONDITIONS, Dataset, Item, evaluation_items, has_condition
 from segmenter.bench.metrics import Counts, exact_match, score, unmarked_counts
 from segmenter.bench.resources import available_cpus, busy_companions, limit_threads, thread_environment
 from segmenter.bench.systems import Adapter, SystemOptions, SystemUnavailable, load_system
@@ -69,6 +69,7 @@ class Run:
     median; every other field: the first round's). threads: the thread count the
     system ran with (None: left to the libraries); busy: busy companion processes during the run;
     wait_policy: the OpenMP wait policy its process started with ("default": none set, libgomp's).
+    families: for real documents, boundary F1 and the share of documents segmented exactly, per family.
     """
 
     system: str
@@ -91,6 +92,7 @@ class Run:
     busy: int = 0
     wait_policy: str | None = None
     chars_per_s_rounds: tuple[float, ...] | None = None
+    families: dict | None = None  # realworld: family -> {"f1", "exact", "docs", "gold"}
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -107,12 +109,12 @@ class Task:
 
 
 def make_tasks(datasets: Sequence[Dataset], conditions: Sequence[str] = CONDITIONS) -> list[Task]:
-    """One task per dataset and condition; `lines` and `wrapped` only for datasets with paragraph markers."""
+    """One task per dataset and condition it has (`segmenter.bench.datasets.has_condition`)."""
     return [
         Task(ds.name, ds.kind, condition, tuple(evaluation_items(ds, condition)))
         for ds in datasets
         for condition in conditions
-        if condition not in LAYOUTS or has_paragraphs(ds)
+        if has_condition(ds, condition)
     ]
 
 
@@ -253,10 +255,12 @@ def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) ->
         unmarked = sum((unmarked_counts(item.text, item.gold, p) for item, p in pairs), Counts())
     except Exception as exc:  # a system that crashes on some text is reported, not fatal
         return Run(**base, skipped=f"failed: {type(exc).__name__}: {exc}", **_sizes(task))
-    exact = None
-    if task.kind == "golden":
+    exact, families = None, None
+    if task.kind in ("golden", "realworld"):
         hits = [exact_match(item.text, p, item.sentences) for item, p in pairs]
         exact = sum(hits) / len(hits) if hits else None
+    if task.kind == "realworld":
+        families = family_scores(pairs)
     return Run(
         **base,
         precision=counts.precision,
@@ -267,8 +271,25 @@ def evaluate(adapter: Adapter, task: Task, load_seconds: float | None = None) ->
         chars_per_s=sum(map(len, texts)) / seconds if seconds > 0 else None,
         seconds=seconds,
         load_seconds=load_seconds,
+        families=families,
         **_sizes(task),
     )
+
+
+def family_scores(pairs: Sequence[tuple[Item, list[int]]]) -> dict[str, dict]:
+    """Per family (in order of first appearance): boundary F1, the share of documents segmented exactly,
+    documents and gold boundaries."""
+    out: dict[str, dict] = {}
+    for item, predicted in pairs:
+        entry = out.setdefault(item.family, {"counts": Counts(), "hits": 0, "docs": 0, "gold": 0})
+        entry["counts"] += score(item.text, item.gold, predicted)
+        entry["hits"] += exact_match(item.text, predicted, item.sentences)
+        entry["docs"] += 1
+        entry["gold"] += len(item.gold)
+    return {
+        family: {"f1": e["counts"].f1, "exact": e["hits"] / e["docs"], "docs": e["docs"], "gold": e["gold"]}
+        for family, e in out.items()
+    }
 
 
 def _timed(adapter: Adapter, texts: list[str]) -> tuple[list[list[int]], float]:

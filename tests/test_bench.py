@@ -79,7 +79,7 @@ def test_shipped_copies_are_unchanged(copy, original):
     ("spec", "message"),
     [
         ("nope", "unknown dataset 'nope'"),
-        ("csv:data.csv", "conllu:PATH or golden:PATH"),
+        ("csv:data.csv", "golden:PATH or realworld:PATH"),
         ("my.conllu", "did you mean conllu:my.conllu"),
         ("conllu:/no/such/file.conllu", "not found"),
         ("golden:", "unknown dataset"),
@@ -260,6 +260,51 @@ def test_runner_scores_a_fake_system(tiny_tasks):
     # neither gold boundary follows sentence-final punctuation ("Items:", "One"): both are unmarked
     assert (clean.unmarked_recall, clean.n_unmarked, corrupt.unmarked_recall) == (0.5, 2, 1.0)
     assert clean.chars_per_s > 0 and clean.seconds > 0
+
+
+def _realworld_file(tmp_path, docs: list[dict]) -> Path:
+    path = tmp_path / "rw.jsonl"
+    fields = {"source": "written", "licence": "CC0-1.0", "pre_annotated": None, "annotators": ["a1"]}
+    path.write_text("\n".join(json.dumps({**fields, **doc}) for doc in docs) + "\n", encoding="utf-8")
+    return path
+
+
+def test_real_documents_are_scored_per_family(tmp_path):
+    email = {
+        "id": "email-1",
+        "family": "email",
+        "text": "Hi all,\n\nIt is green.\nTom",
+        "boundaries": [9, 23],
+    }
+    chat = {"id": "chat-1", "family": "chat", "text": "<jo> hi\n<mira> hello", "boundaries": [8]}
+    dataset = load_dataset(f"realworld:{_realworld_file(tmp_path, [email, chat])}")
+    tasks = make_tasks([dataset], ("clean", "corrupt", "lines"))
+    assert [task.condition for task in tasks] == ["clean"]  # real documents only as written
+    predictions = {email["text"]: [9, 23], chat["text"]: []}
+    [run] = run_benchmark(["fake"], tasks, loader=_fake_loader(predictions))
+    assert run.families["email"] == {"f1": 1.0, "exact": 1.0, "docs": 1, "gold": 2}
+    assert run.families["chat"]["f1"] == 0.0 and run.families["chat"]["exact"] == 0.0
+    assert run.exact_match == 0.5
+    from segmenter.bench.report import family_table
+
+    table = family_table([run])
+    assert "| fake | rw | 1.000 (1.000) | 0.000 (0.000) | 0.800 (0.500) |" in table
+
+
+def test_a_malformed_real_document_is_an_input_error_naming_its_line(tmp_path):
+    bad = {"id": "email-1", "family": "email", "text": "Hi all.", "boundaries": [3, 2]}
+    with pytest.raises(InputError, match="rw.jsonl:1: .*boundaries must increase"):
+        load_dataset(f"realworld:{_realworld_file(tmp_path, [bad])}")
+
+
+def test_the_shipped_real_document_corpus_loads_with_its_families():
+    for name in ("realworld-dev", "realworld-test"):
+        dataset = load_dataset(name)
+        families = {doc.family for doc in dataset.real}
+        assert families == {"email", "markdown", "chat", "transcript", "pdf", "technical", "legal"}
+        assert len(dataset.real) >= 200 and sum(len(doc.boundaries) for doc in dataset.real) >= 3000
+        for doc in dataset.real:  # every segment starts on a character that is not whitespace
+            assert all(not doc.text[b].isspace() for b in doc.boundaries)
 
 
 def test_exact_match_is_only_for_golden_data():

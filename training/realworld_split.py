@@ -2,17 +2,16 @@
 
     python training/realworld_split.py ANNOTATIONS_DIR benchmarks/data/realworld
 
-Each `FAMILY.jsonl` in ANNOTATIONS_DIR holds one annotated document per line: `id`, `family`,
-`source`, `licence`, `group` (the source a document comes from), `text`, `segments` (every segment
-in order, each an exact substring of `text`, only whitespace between them) and `annotators`. This
-script turns segments into boundary offsets (docs/annotation.md, section 1), checks them, and draws
-the split by source group: per family (those with fewest groups first), the groups in a seeded random order, each group to the file
+Each `FAMILY.jsonl` in ANNOTATIONS_DIR holds one annotated document per line: `id`, `family`, `source`,
+`licence`, `group` (the source a document comes from), `text`, `segments` (every segment in order, each
+an exact substring of `text`, only whitespace between them) and `annotators`. This script turns segments
+into boundary offsets (docs/annotation.md, section 1), checks them, and draws the split by source group:
+per family (those with fewest groups first), the groups in a seeded random order, each group to the file
 with fewer documents of that family so far (dev on a tie; text written for the corpus balanced on its
-own, so that neither file has more of it than the other), so that no source is in both files; where
-one repository gave groups to several families, all its groups go where its first one went.
-Written to OUT: `dev.jsonl` and `test.jsonl` in the format of docs/annotation.md, and `SPLIT.md`
-(documents, boundaries and groups per family and file).
-"""
+own, so that neither file has more of it than the other), so that no source is in both files; where one
+repository gave groups to several families, all its groups go where its first one went. Written to OUT:
+`dev.jsonl` and `test.jsonl` in the format of docs/annotation.md, and `SPLIT.md` (documents, boundaries
+and groups per family and file)."""
 
 from __future__ import annotations
 
@@ -103,7 +102,9 @@ def main(source: Path, out: Path) -> None:
     for name, docs in files.items():
         lines = [json.dumps(doc, ensure_ascii=False) for doc in docs]
         (out / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    table = ["| family | dev docs | dev boundaries | dev sources | test docs | test boundaries | test sources |"]
+    table = [
+        "| family | dev docs | dev boundaries | dev sources | test docs | test boundaries | test sources |"
+    ]
     table.append("|---|---|---|---|---|---|---|")
     for family, stats in sorted(rows, key=lambda row: FAMILIES.index(row[0])):
         dev, test = stats["dev"], stats["test"]

@@ -155,6 +155,60 @@ def read_golden_cases(path: str | Path) -> list[dict]:
     return cases
 
 
+REALWORLD_FIELDS = ("id", "family", "source", "licence", "text", "boundaries")
+
+
+@dataclass(frozen=True)
+class RealDocument:
+    """One document of the real-document corpus (docs/annotation.md): its text exactly as the source
+    has it and the offsets where each segment after the first starts.
+
+    >>> doc = RealDocument("email-1", "email", "Hi all,\n\nIt is green.", (9,))
+    >>> doc.segments
+    ('Hi all,', 'It is green.')
+    """
+
+    id: str
+    family: str
+    text: str
+    boundaries: tuple[int, ...]
+
+    @property
+    def segments(self) -> tuple[str, ...]:
+        cuts = [0, *self.boundaries, len(self.text)]
+        return tuple(self.text[a:b].strip() for a, b in zip(cuts, cuts[1:], strict=False))
+
+
+def read_realworld(path: str | Path) -> list[RealDocument]:
+    """The documents of a real-document corpus file (JSONL, one document per line, the fields of
+    REALWORLD_FIELDS and more); `InputError` naming the line for a malformed one."""
+    path = Path(path)
+    try:
+        lines = file_lines(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read JSONL file {path}: {exc}") from exc
+    docs = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+            missing = [name for name in REALWORLD_FIELDS if name not in case]
+            if missing:
+                raise KeyError(", ".join(missing))
+            text, boundaries = case["text"], tuple(case["boundaries"])
+            if not isinstance(text, str) or not all(isinstance(b, int) for b in boundaries):
+                raise TypeError("text must be a string and boundaries integers")
+            if list(boundaries) != sorted(set(boundaries)) or any(not 0 < b < len(text) for b in boundaries):
+                raise ValueError("boundaries must increase strictly and lie inside the text")
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise InputError(
+                f"{path}:{number}: not a real-document case ({type(exc).__name__}: {exc})"
+            ) from exc
+        docs.append(RealDocument(case["id"], case["family"], text, boundaries))
+    return docs
+
+
 def _clean(sentence: str) -> str:
     return " ".join(sentence.split())
 

@@ -2,10 +2,12 @@
 the benchmark harness alike.
 
 Specs: `conllu:PATH` (documents from `# newdoc`, sentences from `# text`; no markers -> groups of 10),
-`golden:PATH` (JSONL with `text` and `sentences`), or a built-in name: `ewt-dev`, `ewt-test`,
-`golden-rules`. The built-in copies, with their licences, ship in the `data/` folder of the benchmark
-harness package (`segmenter.bench`, the repository's `benchmarks/` folder); this module finds that
-folder without importing the harness, which depends on the library and never the other way round.
+`golden:PATH` (JSONL with `text` and `sentences`), `realworld:PATH` (JSONL with `text`, `family` and
+gold `boundaries`: docs/annotation.md), or a built-in name: `ewt-dev`, `ewt-test`, `golden-rules`,
+`realworld-dev`, `realworld-test`. The built-in copies, with their licences, ship in the `data/` folder
+of the benchmark harness package (`segmenter.bench`, the repository's `benchmarks/` folder); this module
+finds that folder without importing the harness, which depends on the library and never the other way
+round.
 
 This module reads files and builds plain data. Turning a dataset into benchmark inputs (conditions,
 layouts, golden-rule offsets) is the harness's job (`segmenter.bench.datasets`).
@@ -21,10 +23,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from segmenter.errors import InputError
-from segmenter.gold.corpus import Document, read_conllu, read_golden, read_golden_cases
+from segmenter.gold.corpus import (
+    Document,
+    RealDocument,
+    read_conllu,
+    read_golden,
+    read_golden_cases,
+    read_realworld,
+)
 
 HARNESS_PACKAGE = "segmenter.bench"
-KINDS = ("conllu", "golden")
+KINDS = ("conllu", "golden", "realworld")
 
 
 def harness_data_dir() -> Path:
@@ -41,6 +50,8 @@ BUILTIN = {
     "ewt-dev": ("conllu", DATA_DIR / "ud_english_ewt" / "en_ewt-ud-dev.conllu"),
     "ewt-test": ("conllu", DATA_DIR / "ud_english_ewt" / "en_ewt-ud-test.conllu"),
     "golden-rules": ("golden", DATA_DIR / "golden_rules" / "golden_rules_en.jsonl"),
+    "realworld-dev": ("realworld", DATA_DIR / "realworld" / "dev.jsonl"),
+    "realworld-test": ("realworld", DATA_DIR / "realworld" / "test.jsonl"),
 }
 
 
@@ -51,7 +62,8 @@ class Dataset:
     name:      the built-in name, or the file's stem for `kind:PATH` specs.
     kind:      "conllu" or "golden".
     documents: gold sentences per document (whitespace inside a sentence collapsed).
-    originals: golden only: each case's original `text`, parallel to `documents`; None for conllu.
+    originals: golden and realworld: each case's original `text`, parallel to `documents`; None for conllu.
+    real:      realworld only: the documents with their families and gold offsets, parallel to `documents`.
     """
 
     name: str
@@ -59,26 +71,33 @@ class Dataset:
     path: Path
     documents: tuple[Document, ...]
     originals: tuple[str, ...] | None = None
+    real: tuple[RealDocument, ...] | None = None
 
     def head(self, limit: int | None) -> Dataset:
         """The first `limit` documents (all of them when `limit` is None)."""
         if limit is None:
             return self
         originals = None if self.originals is None else self.originals[:limit]
-        return replace(self, documents=self.documents[:limit], originals=originals)
+        real = None if self.real is None else self.real[:limit]
+        return replace(self, documents=self.documents[:limit], originals=originals, real=real)
 
 
 def load_dataset(spec: str) -> Dataset:
     """Resolve `spec` (a built-in name, `conllu:PATH` or `golden:PATH`); `InputError` if it cannot be read."""
     name, kind, path = _resolve(spec)
+    real = None
     if kind == "conllu":
         documents, originals = tuple(read_conllu(path)), None
+    elif kind == "realworld":
+        real = tuple(read_realworld(path))
+        documents = tuple(Document(doc.id, tuple(" ".join(s.split()) for s in doc.segments)) for doc in real)
+        originals = tuple(doc.text for doc in real)
     else:
         documents = tuple(read_golden(path))
         originals = tuple(case["text"] for case in read_golden_cases(path))
     if not documents:
         raise InputError(f"dataset {spec!r} ({path}) has no sentences")
-    return Dataset(name=name, kind=kind, path=path, documents=documents, originals=originals)
+    return Dataset(name=name, kind=kind, path=path, documents=documents, originals=originals, real=real)
 
 
 def _resolve(spec: str) -> tuple[str, str, Path]:
@@ -91,7 +110,8 @@ def _resolve(spec: str) -> tuple[str, str, Path]:
         if spec.endswith((".conllu", ".jsonl")):
             hint = f"; did you mean {'conllu' if spec.endswith('.conllu') else 'golden'}:{spec}?"
         raise InputError(
-            f"unknown dataset {spec!r}: use one of {', '.join(BUILTIN)}, conllu:PATH or golden:PATH{hint}"
+            f"unknown dataset {spec!r}: use one of {', '.join(BUILTIN)}, conllu:PATH, golden:PATH or "
+            f"realworld:PATH{hint}"
         )
     path = Path(raw_path).expanduser()
     if not path.is_file():
