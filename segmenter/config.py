@@ -21,6 +21,7 @@ RETIRED_PRESETS = {  # preset -> why it is gone and what to use instead
 }
 DEFAULT_PRESET = "accurate"
 PRECISIONS = ("auto", "float32", "bfloat16", "int8")  # encoder arithmetic: segmenter.encoder.backend
+LAYOUTS = ("auto", "markdown", "plain")  # markdown block structure read: segmenter.decode.markdown
 
 
 @dataclass(frozen=True)
@@ -98,13 +99,18 @@ class DecodeConfig:
     threshold: a gap whose probability is at least this is a boundary.
     max_chars: optional hard cap on segment length; an over-long segment is split at its most
                probable gaps until every piece fits (None: no cap).
+    layout:    how markdown block structure is read (`segmenter.decode.markdown.LAYOUTS`): "auto" (every
+               block kind plain text cannot have by accident), "markdown" (indented code and HTML
+               blocks too) or "plain" (none).
     """
 
     threshold: float = 0.5
     max_chars: int | None = None
+    layout: str = "auto"
 
     def __post_init__(self) -> None:
         check_probability("threshold", self.threshold)
+        check_layout(self.layout)
         if self.max_chars is not None:
             check_integer("max_chars", self.max_chars, 1, "or None")
 
@@ -136,6 +142,8 @@ class SegmenterConfig:
     paired:     where the probe names a partner (its meta's `paired_with`, as all-mpnet-base-v2's
                 `accurate` does), average the partner's gap probabilities with the probe's
                 (`segmenter.readers.tree`); False reads the probe alone, with its own thresholds.
+    layout:     markdown block structure read by the decoder: "auto", "markdown" or "plain"
+                (`DecodeConfig.layout`).
     """
 
     model: str | None = None
@@ -148,9 +156,11 @@ class SegmenterConfig:
     precision: str = "auto"
     preset: str = DEFAULT_PRESET
     paired: bool = True
+    layout: str = "auto"
 
     def __post_init__(self) -> None:
         check_strategy(self.strategy)
+        check_layout(self.layout)
         if not isinstance(self.paired, bool):
             raise ConfigError(f"paired must be True or False, got {self.paired!r}")
         check_preset(self.preset)
@@ -201,6 +211,13 @@ def check_precision(precision: str) -> str:
     if precision not in PRECISIONS:
         raise ConfigError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     return precision
+
+
+def check_layout(layout: str) -> str:
+    """Return `layout` if it is known, else raise a ConfigError listing the choices."""
+    if layout not in LAYOUTS:
+        raise ConfigError(f"unknown layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+    return layout
 
 
 def check_batch_size(batch_size: int) -> int:

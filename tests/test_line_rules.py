@@ -39,7 +39,30 @@ def test_a_lone_dash_at_a_line_start_is_not_a_bullet():
 
 def test_a_rule_line_is_a_segment_of_its_own():
     text = "Best,\nTom\n--\nTom Becker, Ph.D.\nSenior Analyst"
-    assert _segments(text, ("Tom\n",)) == ["Best,", "Tom", "--", "Tom Becker, Ph.D.\nSenior Analyst"]
+    assert _segments(text, ("Tom\n",)) == ["Best,", "Tom", "--", "Tom Becker, Ph.D.", "Senior Analyst"]
+
+
+def test_each_line_of_a_signature_is_a_segment_up_to_a_blank_line():
+    text = (
+        "Tom\n-- \nTom Becker\nSenior Analyst, Acme Corp.\njo@acme.example | +1 (555) 010-2000\n\n"
+        "Sent from\nmy phone"
+    )
+    assert _segments(text) == [
+        "Tom", "--", "Tom Becker", "Senior Analyst, Acme Corp.", "jo@acme.example | +1 (555) 010-2000",
+        "Sent from\nmy phone",
+    ]  # fmt: skip
+
+
+def test_labelled_lines_open_segments_when_another_line_has_a_label_of_their_kind():
+    text = "A: so we shipped it\nB: yeah great\n[09:15] <jo> hi\n[09:16] <mira> hello there"
+    assert _segments(text) == [
+        "A: so we shipped it",
+        "B: yeah great",
+        "[09:15] <jo> hi",
+        "[09:16] <mira> hello there",
+    ]
+    text = "The value we want\nNote: this wraps"  # one label in prose: left to the model
+    assert _segments(text) == [text]
     text = "Chapter one ends.\n=====\nChapter two"
     assert _segments(text) == ["Chapter one ends.", "=====", "Chapter two"]
 

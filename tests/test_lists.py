@@ -112,7 +112,7 @@ def test_in_an_anchored_enumeration_every_later_item_opens_a_segment():
     text = "Bring: 1. the tent 2. the stove"  # after a colon; the first item stays with the colon
     assert _decode(text, []) == ["Bring: 1. the tent", "2. the stove"]
     text = "Agenda\n1. Welcome\n2. Budget"
-    assert _decode(text, []) == ["Agenda\n1. Welcome", "2. Budget"]
+    assert _decode(text, []) == ["Agenda", "1. Welcome", "2. Budget"]  # a markdown list: its lead-in apart
 
 
 def test_an_enumeration_inside_a_sentence_is_not_cut():

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 
 import click
 
-from segmenter.config import DEFAULT_PRESET, PRECISIONS, PRESETS, STRATEGIES, SegmenterConfig
+from segmenter.config import DEFAULT_PRESET, LAYOUTS, PRECISIONS, PRESETS, STRATEGIES, SegmenterConfig
 from segmenter.errors import ConfigError, SegmenterError
 from segmenter.io import STDIO
 from segmenter.text.breaks import LINE_BREAKS
@@ -103,6 +103,15 @@ CONFIG_OPTIONS = {
         default=None,
         type=click.Path(),
         help="Probe folder from `segmenter train` (default: shipped).",
+    ),
+    "layout": click.option(
+        "--layout",
+        type=click.Choice(LAYOUTS),
+        default="auto",
+        show_default=True,
+        help="Markdown blocks read before the model: auto (headings, lists, fenced code, tables, quotes: "
+        "what plain text does not have by accident), markdown (indented code and HTML blocks too) or plain "
+        "(none).",
     ),
     "paired": click.option(
         "--paired/--alone",

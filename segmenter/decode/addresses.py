@@ -1,11 +1,8 @@
-"""Recognise e-mail addresses and URLs, so that the decoder never cuts one in two.
+"""Keep an e-mail address or a URL with the colon or comma that introduces it.
 
-A model reads "Jane.Doe@example.com" as the words "Jane", ".", "Doe" and may propose a sentence boundary
-after the period. `splits_address(text, at)` says whether a boundary at offset `at` would fall inside an
-address: inside a run of characters without whitespace that holds an e-mail address ("name@host.tld")
-or a URL ("scheme://...", "www...."). Punctuation that ends the run ("... at www.example.com.") is not
-part of the address. `introduced_address(text, at)` says whether a boundary at `at` would cut an address
-off from the colon or comma that introduces it on the same line ("More details: | http://...").
+`introduced_address(text, at)` says whether a boundary at `at` would cut an address off from the colon
+or comma that introduces it on the same line ("More details: | http://..."). A boundary inside an
+address is ruled out by `segmenter.decode.units`.
 
 This module only reads text; it knows nothing of models or probabilities.
 """
@@ -23,26 +20,6 @@ _ADDRESS = re.compile(
     r"[\w.+%-]+@[\w-]+(?:\.[\w-]+)+"  # e-mail
     rf"|(?:[A-Za-z][A-Za-z0-9+.-]*://|www\.)\S*{_CLOSING}"  # URL
 )
-
-
-def splits_address(text: str, at: int) -> bool:
-    """Whether a boundary at offset `at` (the first character after it) falls inside an e-mail address
-    or a URL: both characters around `at` are not whitespace and `at` lies strictly inside an address.
-
-    >>> text = "Mail Jane.Doe@example.com. See www.example.com/a.b now."
-    >>> splits_address(text, text.index("Doe")), splits_address(text, text.index(". See") + 2)
-    (True, False)
-    >>> splits_address(text, text.index("b now")), splits_address("It ends.Then more", 8)
-    (True, False)
-    """
-    if at <= 0 or at >= len(text) or text[at - 1].isspace() or text[at].isspace():
-        return False
-    start = at - 1
-    floor = max(at - RUN_MAX, 0)
-    while start > floor and not text[start - 1].isspace():
-        start -= 1
-    run = text[start : _run_end(text, at, at + 1)]
-    return any(m.start() < at - start < m.end() for m in _ADDRESS.finditer(run))
 
 
 INTRODUCERS = frozenset(":,")  # the characters that introduce an address within a sentence

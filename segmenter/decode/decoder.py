@@ -27,6 +27,7 @@ a text decoded in one piece or streamed gives the same spans.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,13 +35,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import addresses, line_rules, lists, quotes
+from segmenter.decode import addresses, line_rules, lists, quotes, units
+from segmenter.decode.layout import LayoutScanner
+from segmenter.decode.markdown import Blocks
 from segmenter.text.breaks import LINE_BREAKS, count_line_breaks
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries (blank lines, rules) always win
 SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a run of symbols
 # text kept before the open segment's start: what a list marker, an address or a line rule reads
-_LOOKBEHIND = max(lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX)
+_LOOKBEHIND = max(lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX, units.RUN_MAX)
 _WHITESPACE_RUN = re.compile(r"\s+")
 _NON_SPACE = re.compile(r"\S")
 
@@ -122,6 +125,13 @@ class Decoder:
         self._last_marker: tuple[lists.Marker, int, bool] | None = None  # marker, offset, anchored
         self._marker_scan = 0  # markers before this offset have been looked for
         self._first_scan = 0  # the text before this offset is whitespace
+        # markdown blocks (`segmenter.decode.layout`): their starts join self._forced; no boundary falls
+        # strictly inside an atomic stretch (start, end), kept in order of start until the edge passes it
+        self._layout = LayoutScanner(config.layout)
+        self._atomic: list[tuple[int, int]] = []
+        # units no boundary falls inside (`segmenter.decode.units`), found by one scan up to _unit_scan
+        self._units: list[tuple[int, int]] = []
+        self._unit_scan = 0
 
     @property
     def _end(self) -> int:
@@ -131,6 +141,7 @@ class Decoder:
         """Append the next piece of text; `forced`: blank-line boundaries inside it (global offsets)."""
         self._text += piece
         self._forced.extend(forced)
+        self._add_blocks(self._layout.add(piece))
 
     def add_candidates(self, offsets: np.ndarray, probs: np.ndarray) -> None:
         """Append candidates (G,) offsets and (G,) probabilities, after every candidate given before."""
@@ -148,6 +159,7 @@ class Decoder:
     def finish(self) -> Iterator[Span]:
         """The remaining spans, at the end of the text."""
         end = self._end
+        self._add_blocks(self._layout.finish())
         self._process(end, final=True)
         if (
             self._last is not None
@@ -171,10 +183,11 @@ class Decoder:
     def _process(self, upto: int, final: bool = False) -> None:
         """Apply list markers, threshold and suppression to every event (candidate or blank line)
         before `upto`; unless `final`, the last `lists.REACH` characters wait (a marker reads them)."""
-        limit = upto if final else upto - lists.REACH
+        limit = upto if final else min(upto - lists.REACH, self._layout.known)
         pending: dict[int, float] = {}  # offset -> probability, increasing offsets
         for offset, prob in self._queue:
             pending[offset] = max(pending.get(offset, 0.0), prob)
+        self._scan_units(limit)
         self._move_list_boundaries(pending, limit)
         self._open_line_segments(pending, limit)
         self._attach_quotes(pending, limit)
@@ -186,18 +199,49 @@ class Decoder:
                 keep_queue.append((offset, prob))
             elif prob >= threshold and offset > 0:
                 at = offset - self._base
-                if addresses.splits_address(self._text, at) or addresses.introduced_address(self._text, at):
+                if self._in_atomic(offset) or (
+                    prob < FORCED
+                    and (
+                        _inside(self._units, offset)
+                        or units.splits_grapheme(self._text, at)
+                        or units.inside_header(self._text, at)
+                        or addresses.introduced_address(self._text, at)
+                    )
+                ):
                     self._store_probability(offset, 0.0)  # nor may `max_chars` cut there
                 else:
                     events[offset] = prob
         for offset in self._forced:
-            if offset < limit:
-                events[offset] = FORCED
-            else:
+            if offset >= limit:
                 keep_forced.append(offset)
+            elif not self._in_atomic(offset):
+                events[offset] = FORCED
         self._queue, self._forced = keep_queue, keep_forced
         for offset in sorted(events):
             self._suppress(offset, events[offset])
+
+    def _add_blocks(self, blocks: Blocks) -> None:
+        """Take the markdown blocks of a finished group: their starts are forced boundaries."""
+        # a block at the text's start opens the first segment already: no boundary there
+        starts = [at for at in blocks.starts if self._base > 0 or self._text[: at - self._base].strip()]
+        if starts:
+            self._forced = sorted({*self._forced, *starts})
+        self._atomic.extend(blocks.atomic)
+
+    def _in_atomic(self, offset: int) -> bool:
+        """Whether `offset` lies strictly inside an atomic stretch (a code block, a table row...)."""
+        return _inside(self._atomic, offset)
+
+    def _scan_units(self, limit: int) -> None:
+        """Find the units that start before `limit` (reading on to RUN_MAX characters after it)."""
+        if limit <= self._unit_scan:
+            return
+        base = self._base
+        start = max(self._unit_scan, base)
+        stop = min(self._end, limit + units.RUN_MAX)
+        found, resume = units.unit_spans(self._text, start - base, stop - base, limit - base)
+        self._units.extend((base + a, base + b) for a, b in found)
+        self._unit_scan = base + resume
 
     def _move_list_boundaries(self, pending: dict[int, float], limit: int) -> None:
         """A boundary right after a list item's marker moves to the marker's start (see `lists`);
@@ -406,6 +450,8 @@ class Decoder:
     def _trim(self) -> None:
         """Drop the text and candidates before the open segment's start (keeping the characters a list
         marker, an address check or a line rule after it may read)."""
+        self._atomic = [(start, end) for start, end in self._atomic if end > self._edge]
+        self._units = [(start, end) for start, end in self._units if end > self._edge]
         cut = min(self._edge, self._scanned) - _LOOKBEHIND
         if cut - self._base > max(len(self._text) // 2, 1024):
             self._text = self._text[cut - self._base :]
@@ -416,6 +462,12 @@ class Decoder:
             # an empty array is never stored: the check above reads the first stored offset
             kept = keep.any()
             self._cand_offsets, self._cand_probs = ([offsets[keep]], [probs[keep]]) if kept else ([], [])
+
+
+def _inside(stretches: list[tuple[int, int]], offset: int) -> bool:
+    """Whether `offset` lies strictly inside one of `stretches` (in order of start)."""
+    at = bisect.bisect_left(stretches, (offset,))
+    return any(start < offset < end for start, end in stretches[max(at - 4, 0) : at])
 
 
 def _has_alnum(text: str) -> bool:

@@ -9,7 +9,15 @@ sentence, and a signature's "--" line as the end of the sign-off before it. The 
   dash that a hard wrap put at a line's start is not taken for a bullet);
 - the candidate starts a rule line: a line holding only a run of symbols that stands alone ("--",
   "=====", see `stands_alone`);
-- the candidate starts the line after a rule line;
+- the candidate starts the line after a line that ends with an emoji (a message or post ends there);
+- the candidate starts the line after a rule line, or any line of a signature: the lines after a
+  signature separator ("--" or "-- " alone on a line) up to the next blank line, at most
+  SIGNATURE_LINES of them;
+- the candidate starts a labelled line: one that opens with a timestamp ("[00:01:23]", "09:15"), a
+  chat nickname ("<jo_b>", "* jo_b waves", "=== jo_b is now known as jo") or a speaker label
+  ("A:", "Speaker 2:", "PROF. SMITH:", "jenny:"), where a line within LABEL_REACH lines before or
+  after it opens with a label of the same kind (a transcript, a chat log, e-mail header lines), so
+  that one "Note: ..." line in prose is left to the model;
 - the candidate starts an item of a list after a colon, or the line after such a list: a heading
   line that ends with ":" and then two or more item lines in a row ("Shopping list:\\neggs\\nmilk"),
   the heading and each item at most LIST_LINE_WORDS words and LIST_LINE_CHARS characters, no item
@@ -22,6 +30,9 @@ This module only reads text; it knows nothing of boundaries or probabilities.
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from segmenter.text.breaks import count_line_breaks
 from segmenter.text.charclasses import LIST_BULLETS, LIST_ITEM_NOT_FINAL, is_quiet_mark
 
@@ -29,6 +40,22 @@ READ_MAX = 512  # characters read on each side of a candidate: longer lines are 
 LIST_LINE_WORDS = 6  # most words in a list's heading or item line
 LIST_LINE_CHARS = 40  # most characters (whitespace around it aside) in a list's heading or item line
 LIST_MAX_LINES = 32  # lines read on each side of a line for a list after a colon (bounds the work per line)
+SIGNATURE_LINES = 10  # lines after a signature separator that open segments
+LABEL_REACH = 6  # lines read on each side of a labelled line for another label of its kind
+SIGNATURE_SEPARATORS = ("--", "-- ")
+
+# what may follow an emoji's symbol: joiner, variation selectors, keycap, skin tones
+EMOJI_MODIFIERS = "\u200d\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
+
+_LABELS = {  # kind -> what opens a labelled line
+    "timestamp": re.compile(
+        r"(?:[\w#.-]+ )?(?:\d{4}-\d\d-\d\d[ T])?[\[(]?\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d{1,3})?[\])]?\s"
+    ),
+    "nickname": re.compile(r"<[^<>\s]{1,32}>\s|\* \w[\w-]{0,31} |={3} \w"),
+    "speaker": re.compile(
+        r"(?:[A-Za-z][\w.'-]*|[A-Za-z]+ \d{1,3}|[A-Z][\w.'-]*(?: [A-Z0-9][\w.'-]*){1,2}|\[[^\[\]]{1,30}\]):\s"
+    ),
+}
 
 
 def stands_alone(piece: str) -> bool:
@@ -67,11 +94,61 @@ def opens_segment(before: str, after: str, text_start: bool) -> bool:
         return True
     if rule_line(this_line) or rule_line(previous):
         return True
+    if previous is not None and ends_with_emoji(previous):
+        return True
+    complete_before = _complete_lines(content, text_start)
+    if in_signature(complete_before):
+        return True
+    kind = label_kind(after)
+    if kind is not None and any(
+        label_kind(line) == kind for line in complete_before[-LABEL_REACH:] + lines[1 : LABEL_REACH + 1]
+    ):
+        return True
     if ":" not in content:
         return False  # no heading before: not in a list after a colon (and a word list stays cheap)
     complete_after = lines if len(after) < READ_MAX else lines[:-1]  # the last line may be cut
     before = _complete_lines(content, text_start)[-LIST_MAX_LINES:]
     return in_colon_list(before, this_line, complete_after[1 : LIST_MAX_LINES + 1])
+
+
+def ends_with_emoji(line: str) -> bool:
+    """Whether `line` ends with an emoji (a symbol of Unicode category So, its modifiers aside): a chat
+    message or a post ends there, as a hard-wrapped line never does.
+
+    >>> ends_with_emoji("watched the finale 😭😭 "), ends_with_emoji("thumbs 👍🏽"), ends_with_emoji("no :)")
+    (True, True, False)
+    """
+    content = line.rstrip().rstrip(EMOJI_MODIFIERS)
+    return bool(content) and unicodedata.category(content[-1]) == "So"
+
+
+def in_signature(before: list[str]) -> bool:
+    """Whether the line after the whole lines `before` (nearest last) is a line of a signature: a
+    separator line ("--") lies at most SIGNATURE_LINES lines back with no blank line after it.
+
+    >>> in_signature(["Best,", "Tom", "--", "Tom Becker, Ph.D."]), in_signature(["--", "", "Hi"])
+    (True, False)
+    """
+    for line in reversed(before[-SIGNATURE_LINES:]):
+        if line in SIGNATURE_SEPARATORS:
+            return True
+        if not line.strip():
+            return False
+    return False
+
+
+def label_kind(line: str) -> str | None:
+    """The kind of label `line` opens with ("timestamp", "nickname", "speaker"), if any.
+
+    >>> label_kind("[00:01:23] A: so"), label_kind("<jo_b> hi"), label_kind("Speaker 2: yes")
+    ('timestamp', 'nickname', 'speaker')
+    >>> label_kind("Note that: x") is None, label_kind("The result is: good") is None
+    (True, True)
+    """
+    for kind, pattern in _LABELS.items():
+        if pattern.match(line):
+            return kind
+    return None
 
 
 def in_colon_list(before: list[str], this_line: str | None, after: list[str]) -> bool:

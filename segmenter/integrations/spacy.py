@@ -72,6 +72,7 @@ def make_attention_segmenter(
     overwrite: bool,
     preset: str,
     precision: str,
+    layout: str = "auto",
     topics: bool = False,
     topic_sensitivity: float = 1.0,
 ) -> AttentionSegmenter:
@@ -105,7 +106,7 @@ class AttentionSegmenter(Pipe):
     """Sentence boundaries from an encoder's attention heads, as a spaCy component.
 
     The settings of SEGMENTER_SETTINGS (model, strategy, threshold, device, batch_size, precision,
-    preset) are those of `segmenter.config.SegmenterConfig`, and held in one, `config`, whose probe is
+    preset, layout) are those of `segmenter.config.SegmenterConfig`, and held in one, `config`, whose probe is
     the one restored by from_disk/from_bytes (None: the one shipped for the model; `preset` is then
     ignored). The component's own settings:
 

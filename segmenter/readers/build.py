@@ -94,6 +94,9 @@ def build_reading(config: SegmenterConfig) -> tuple[Reading, GapScorer, Probe | 
         for condition in TEXT_CONDITIONS:
             if threshold is None and condition in paired_thresholds:
                 decodings[condition] = DecodeConfig(paired_thresholds[condition], max_chars)
+    decodings = {
+        condition: replace(decoding, layout=config.layout) for condition, decoding in decodings.items()
+    }
     return Reading(reader, MappingProxyType(decodings)), scorer, probe
 
 
