@@ -66,3 +66,14 @@ def test_the_segmenter_keeps_one_decoding_per_text_condition(tiny_bert_dir):
 
     segmenter = Segmenter(model=str(tiny_bert_dir), strategy="similarity")
     assert tuple(segmenter.decodings) == TEXT_CONDITIONS
+
+
+def test_line_headers_do_not_make_a_transcript_look_punctuated():
+    from segmenter.text.conditions import CLEAN, CORRUPT, condition_for
+
+    labelled = "A: okay so um thanks everyone\nB: yeah sure\nspeaker 2: so i looked at the numbers"
+    assert condition_for(labelled) == CORRUPT
+    chat = "[09:15] <Jo_B> mira: works fine now\n[09:16] <Mira> ok"
+    assert condition_for(chat) == CORRUPT
+    assert condition_for("A: Okay, so thanks everyone.\nB: Yeah, sure.") == CLEAN
+    assert condition_for("Questions: if you have any") == CLEAN  # one capitalised word is no label

@@ -11,8 +11,9 @@ into groups at blank lines outside fenced code) and returns:
   opening fence to the end of its closing one (blank lines inside included), each table row line, an
   ATX heading line ("## 2.1 Setup") of at most HEADING_MAX characters, and a list item's marker with
   its task box up to the item's first word ("- [ ] Add tests"), so the marker stays with its item.
-  A list of one item right under a line of text is not read: a hard wrap put a dash or a number at
-  the line's start ("He came back⏎- as we expected - and left.").
+  A list of one item right under a line of text (a list item's included) is not read, unless the item
+  opens with a task box: a hard wrap put a dash or a number at the line's start ("He came back⏎- as we
+  expected - and left.").
 
 Layouts (`LAYOUTS`): "auto" (the default) reads every block kind except indented code and raw HTML
 blocks, which plain text has by accident (an indented paragraph, a line opening with "<tom@...>"):
@@ -85,7 +86,8 @@ def read_blocks(group: str, layout: str, continued: bool = False) -> Blocks:
         if token.type in ("bullet_list_close", "ordered_list_close"):
             items = lists.pop()
             first_line = items[0].map[0] if items else 0
-            if len(items) == 1 and first_line - 1 in paragraph_lines:
+            task = bool(items) and _is_task(group, lines[first_line], lines[first_line + 1])
+            if len(items) == 1 and first_line - 1 in paragraph_lines and not task:
                 continue  # one item right under a line of text: a dash or number a hard wrap put there
             for item in items:
                 marker = _marker(group, lines[item.map[0]], lines[item.map[0] + 1], item)
@@ -125,6 +127,11 @@ def read_blocks(group: str, layout: str, continued: bool = False) -> Blocks:
     blocks.starts = sorted(set(blocks.starts))
     blocks.atomic.sort()
     return blocks
+
+
+def _is_task(group: str, start: int, end: int) -> bool:
+    """Whether the list item on the line group[start:end] opens with a task box ("- [ ] ", "1. [x] ")."""
+    return re.match(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[[ xX]\]\s", group[start:end]) is not None
 
 
 def _closed(line: str, fence: str) -> bool:

@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from segmenter.text.line_headers import HEADER
+
 RUN_MAX = 256  # characters read on each side of `at`, within its line
 
 _CLOSING = r"[^\s.,;:!?'\"\u2019\u201d)\]}>]"  # the last character of an address or a path
@@ -67,20 +69,8 @@ _PATTERNS = {
 }
 _UNIT = re.compile("|".join(f"(?:{pattern})" for pattern in _PATTERNS.values()))
 
-# The header of a chat or transcript line, through the first character of what is said: a channel and
-# date, a timestamp, a nickname or speaker label, an addressee ("ogra: ", "jenny, ").
-_TIMESTAMP = r"[\[(]?\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d{1,3})?[\])]?"
-_LABEL = (  # a nickname, an action, or a speaker label: "A:", "PM:", "speaker 1:", "Grad A:", "Project
-    # Manager:", "DR. SMITH:" (not one capitalised word, which may be a lead-in: "Questions: If you ...")
-    r"(?:<[^<>\s]{1,32}>|\*\s?[\w-]{1,32}"
-    r"|(?:[A-Z]{1,2}\d?|[A-Za-z]+ \d{1,3}|[A-Z][A-Za-z]+(?: [A-Z][A-Za-z]*\d?){1,2}"
-    r"|[A-Z][A-Z.'-]+(?: [A-Z][A-Z.'-]+){0,2}"
-    r"|\[[^\[\]\n]{1,30}\]):)"
-)
-LINE_HEADER = re.compile(
-    rf"[ \t]*(?:(?:[\w#.-]+ )?(?:\d{{4}}-\d\d-\d\d[ T])?{_TIMESTAMP}[ \t]+(?:{_LABEL}[ \t]+)?|{_LABEL}[ \t]+)"
-    r"(?:[\w-]{1,32}[:,][ \t]+)?\S"
-)
+# a chat or transcript line's header through the first character said (`segmenter.text.line_headers`)
+LINE_HEADER = re.compile(HEADER + r"\S")
 
 _ZWJ = "\u200d"
 _EXTENDERS = "\u200d\ufe0e\ufe0f\u20e3"  # joiner, variation selectors, keycap

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from segmenter.config import SegmenterConfig, check_batch_size
+from segmenter.decode.line_rules import stands_alone
 from segmenter.errors import ConfigError
 from segmenter.extras import require
 from segmenter.probe.bounded import MAX_ARRAY_BYTES, MAX_JSON_BYTES, parse_json, parse_msgpack, read_bytes
@@ -420,7 +421,8 @@ def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:
     An offset inside a token (or its trailing whitespace) belongs to that token (or the next one);
     a whitespace token passes it on to the next token that is not whitespace. A start that would leave
     the sentence before it without a letter or digit (a boundary moved back past a lone bracket or
-    quote) is dropped, as `decode` does for its own spans.
+    quote) is dropped, as `decode` does for its own spans, unless it is a run of symbols that stands
+    alone ("--", "=====": `segmenter.decode.line_rules.stands_alone`).
     """
     token_idx = [token.idx for token in doc]
     found = set()
@@ -438,7 +440,9 @@ def token_starts(doc: Doc, offsets: Iterable[int]) -> list[int]:
         alnum_before.append(alnum_before[-1] + any(char.isalnum() for char in token.text))
     kept, last = [], 0
     for i in sorted(found):
-        if alnum_before[i] > alnum_before[last]:
+        # a run of symbols such as a signature's "--" stands as a sentence of its own, as in `decode`
+        symbols = last > 0 and stands_alone(doc.text[doc[last].idx : doc[i].idx])  # not at the start
+        if alnum_before[i] > alnum_before[last] or symbols:
             kept.append(i)
             last = i
     return kept

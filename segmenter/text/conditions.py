@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from segmenter.text.charclasses import PUNCTUATED_TEXT_MARKS
+from segmenter.text.line_headers import without_headers
 
 CLEAN = "clean"
 CORRUPT = "corrupt"
@@ -32,11 +33,15 @@ _PUNCTUATED_TEXT_MARK = re.compile(f"[{re.escape(PUNCTUATED_TEXT_MARKS)}]")
 
 def looks_unpunctuated(text: str) -> bool:
     """True when `text` has no upper-case letter and none of PUNCTUATED_TEXT_MARKS (. ! ? … 。！？): a
-    transcript, chat.
+    transcript, chat. The header of a chat or transcript line (a timestamp, a nickname, a speaker label:
+    `segmenter.text.line_headers`) does not count.
 
     >>> looks_unpunctuated("so we left early"), looks_unpunctuated("So we left."), looks_unpunctuated("ok.")
     (True, False, False)
+    >>> looks_unpunctuated("A: so we left\\nB: yeah"), looks_unpunctuated("[09:15] <Jo> So we left.")
+    (True, False)
     """
+    text = without_headers(text)
     return text == text.lower() and _PUNCTUATED_TEXT_MARK.search(text) is None
 
 
