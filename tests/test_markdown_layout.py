@@ -11,30 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_invariants
+from samples import FENCE, MARKDOWN
 
 from segmenter.config import DecodeConfig
 from segmenter.decode.decoder import Decoder, decode
 from segmenter.decode.layout import FENCE_MAX, LayoutScanner
 from segmenter.decode.markdown import read_blocks
 
-FENCE = "`" * 3
-DOCUMENT = f"""# Install
-1. Clone the repo.
-2. Run `pip install -e .` in the root. It takes a minute.
-   - On Windows use `py -m pip`.
-- [ ] Add tests
-- [x] Write docs
-
-{FENCE}python
-x = compute(a, b)  # returns the sum. Do not call twice.
-
-y = 2
-{FENCE}
-
-| flag | meaning |
-|---|---|
-| `-o` | Output file. Written atomically. |
-"""
+DOCUMENT = MARKDOWN
 
 
 def _segments(text: str, layout: str = "auto", prob: float = 1.0) -> list[str]:

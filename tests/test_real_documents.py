@@ -9,39 +9,10 @@ import json
 import pytest
 from click.testing import CliRunner
 from invariants import assert_invariants
+from samples import EMAIL, FENCE, MARKDOWN
 
 from segmenter.cli.main import main
 
-FENCE = "`" * 3
-EMAIL = """Hi Sarah,
-
-Thanks for sending the Q3 numbers. I had a look at the spreadsheet and a few things stood out:
-- Revenue in the E.U. grew 4.5% vs. the U.S. at 2.1%
-- Headcount is flat
-
-Can we talk on Tue. at 3 p.m.? If not, Wed. works too.
-
-Best,
-Tom
---
-Tom Becker, Ph.D.
-Senior Analyst, Acme Corp.
-tom.becker@acme.example | +1 (555) 010-2000"""
-MARKDOWN = f"""# Install
-1. Clone the repo.
-2. Run `pip install -e .` in the root. It takes a minute.
-- [ ] Add tests
-
-{FENCE}python
-x = compute(a, b)  # returns the sum. Do not call twice.
-
-y = 2
-{FENCE}
-
-| flag | meaning |
-|---|---|
-| `-o` | Output file. Written atomically. |
-"""
 CHAT = """[09:15] <jo_b> yes works fine 👍🏽 upgrade notes: https://example.org/notes#v2.1.3
 [09:16] <jo_b> @mira the fix for #412 is in
 [09:17] <mira> thanks 🙏🏽 will try it tonight"""
