@@ -57,7 +57,7 @@ def family_table(runs: Sequence[Run]) -> str:
     if not rows:
         return ""
     families = list(dict.fromkeys(family for run in rows for family in run.families))
-    header = ["system", "dataset", *(f"{f} ({rows[0].families.get(f, {}).get('docs', 0)})" for f in families)]
+    header = ["system", "dataset", *families]
     lines = ["| " + " | ".join([*header, "overall"]) + " |", "|" + "---|" * (len(header) + 1)]
     for run in rows:
         cells = [run.system, run.dataset]
