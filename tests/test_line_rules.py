@@ -107,3 +107,18 @@ def test_what_is_not_a_list_after_a_colon_is_left_to_the_model():
     assert _segments("Note:\nIt rained.\nWe stayed.") == ["Note:\nIt rained.\nWe stayed."]
     # no heading line ending with a colon
     assert _segments("Shopping list\neggs\nmilk") == ["Shopping list\neggs\nmilk"]
+
+
+def test_an_attribution_line_is_one_segment_and_the_line_after_it_opens_one():
+    text = "On Mon, 3 Jun 2024 at 09:12, Sarah Lee <sarah@example.org> wrote:\nCan you send it? Thanks"
+    # the model cuts after the address's ">" and proposes nothing at the line break
+    assert _segments(text, ("wrote:", "Thanks")) == [text[: text.index("\n")], "Can you send it?", "Thanks"]
+
+
+def test_a_boundary_after_the_markers_of_a_quoted_line_moves_to_the_first_marker():
+    text = "Bob wrote:\n> > Just to clarify the question.\n> > Yes it is."
+    assert _segments(text, ("Just", "Yes")) == [
+        "Bob wrote:",
+        "> > Just to clarify the question.",
+        "> > Yes it is.",
+    ]

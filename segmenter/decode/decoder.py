@@ -10,10 +10,13 @@ Rules, in order: a boundary the model proposes right after the marker of an enum
 ("... item 2.) | The second item") moves to the marker's start, and in an enumeration that opens the text, a
 line or follows a colon every later item opens a segment (see `segmenter.decode.lists`); a bulleted line of a
 list, a rule line ("--") and the line after a rule line open segments (`segmenter.decode.line_rules`); a
+boundary right after the ">" markers that open a quoted line moves to the first marker; a
 boundary the model puts right after an opening quote or bracket moves before it, and one right before a
 closing quote or bracket moves past it and the whitespace after it (`segmenter.decode.quotes`); a gap at or
-above the threshold is a boundary unless it falls inside an e-mail address or a URL
-(`segmenter.decode.addresses`); a blank line (a whitespace run holding two or more line breaks) always is; of
+above the threshold is a boundary unless it falls inside a unit (an address, a number, a path, an emoji
+sequence...: `segmenter.decode.units`) or a markdown block that is never cut (a code block, a table row:
+`segmenter.decode.markdown`); a markdown block's start (`segmenter.decode.layout`) and a blank line (a
+whitespace run holding two or more line breaks) always are; of
 two boundaries with no letter or digit between them only one stays, the one after whitespace if just one of
 them is, else the more probable one (so a lone quote or bracket never becomes a segment, and a quote goes with
 the sentence it belongs to), unless what lies between them is a run of symbols such as "=====" that stands as
@@ -45,6 +48,8 @@ SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a r
 # text kept before the open segment's start: what a list marker, an address or a line rule reads
 _LOOKBEHIND = max(lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX, units.RUN_MAX)
 _WHITESPACE_RUN = re.compile(r"\s+")
+QUOTE_PREFIX_MAX = 32  # characters of ">" markers and spaces read before a candidate
+_QUOTE_PREFIX = re.compile(r"(?:^|[\n\r])[ \t]*(>[ \t>]*)$")
 _NON_SPACE = re.compile(r"\S")
 
 
@@ -191,6 +196,7 @@ class Decoder:
         self._move_list_boundaries(pending, limit)
         self._open_line_segments(pending, limit)
         self._attach_quotes(pending, limit)
+        self._open_quoted_lines(pending, limit)
         events: dict[int, float] = {}
         keep_queue, keep_forced = [], []
         threshold = self.config.threshold
@@ -331,6 +337,23 @@ class Decoder:
             after = quotes.after_closing(text, offset - base)
             if after is not None:
                 self._move_probability(pending, offset, after + base)
+
+    def _open_quoted_lines(self, pending: dict[int, float], limit: int) -> None:
+        """A boundary right after the ">" markers that open a quoted line ("> > | Just to clarify") moves
+        to the line's first marker: a segment that opens a quoted line starts at its ">"."""
+        for offset in [at for at in pending if 0 < at < limit]:
+            if self._text[offset - self._base - 1] not in " \t>":
+                continue  # most candidates: not after a marker
+            before = self._slice(max(offset - QUOTE_PREFIX_MAX, self._base), offset)
+            found = _QUOTE_PREFIX.search(before)
+            if found is None:
+                continue
+            target = offset - len(before) + found.start(1)
+            if pending.get(target, 0.0) >= FORCED and pending[offset] < FORCED:
+                pending[offset] = 0.0  # the line opens a segment already, at its first marker
+                self._store_probability(offset, 0.0)
+            else:
+                self._move_probability(pending, offset, target)
 
     def _move_probability(self, pending: dict[int, float], source: int, target: int) -> None:
         """Move the probability of the candidate at `source` to the one at `target`, where both are

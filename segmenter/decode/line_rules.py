@@ -9,7 +9,8 @@ sentence, and a signature's "--" line as the end of the sign-off before it. The 
   dash that a hard wrap put at a line's start is not taken for a bullet);
 - the candidate starts a rule line: a line holding only a run of symbols that stands alone ("--",
   "=====", see `stands_alone`);
-- the candidate starts the line after a line that ends with an emoji (a message or post ends there);
+- the candidate starts the line after a line that ends with an emoji (a message or post ends there),
+  or after an e-mail's attribution line ("... wrote:");
 - the candidate starts the line after a rule line, or any line of a signature: the lines after a
   signature separator ("--" or "-- " alone on a line) up to the next blank line, at most
   SIGNATURE_LINES of them;
@@ -43,6 +44,11 @@ LIST_MAX_LINES = 32  # lines read on each side of a line for a list after a colo
 SIGNATURE_LINES = 10  # lines after a signature separator that open segments
 LABEL_REACH = 6  # lines read on each side of a labelled line for another label of its kind
 SIGNATURE_SEPARATORS = ("--", "-- ")
+
+# the end of an e-mail's attribution line ("On Mon, ... Sarah Lee <sarah@example.org> wrote:")
+ATTRIBUTION_END = re.compile(
+    r"\b(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|schreef)\s?:\s*$", re.IGNORECASE
+)
 
 # what may follow an emoji's symbol: joiner, variation selectors, keycap, skin tones
 EMOJI_MODIFIERS = "\u200d\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
@@ -94,7 +100,7 @@ def opens_segment(before: str, after: str, text_start: bool) -> bool:
         return True
     if rule_line(this_line) or rule_line(previous):
         return True
-    if previous is not None and ends_with_emoji(previous):
+    if previous is not None and (ends_with_emoji(previous) or ATTRIBUTION_END.search(previous)):
         return True
     complete_before = _complete_lines(content, text_start)
     if in_signature(complete_before):

@@ -13,6 +13,8 @@ those that fall strictly inside one of these units (a boundary right after a uni
 - `number`: digits joined by single separators, "1,234.56", "2024-06-03", "12:30", "3/4", "3.12.1",
   with a "v" before and a suffix after ("v2.1.3", "1.0.0-rc1"), and "10 000" (groups of three);
 - `path`: "/etc/app.conf", "~/notes.md", "./run.sh", "C:\\Users\\me\\a.txt", "src/segmenter/api.py";
+- `attribution`: the end of an e-mail's attribution line, "<jo@example.org> wrote:", "Jones writes:"
+  (a model reads the ">" of an address as a closing bracket and cuts before "wrote");
 - `file name`: a name with a common extension ("install.sh", "setup.cfg", "libfoo.so");
 - `abbreviation`: letters and periods in turn, "Ph.D.", "e.g.", "U.S.", "p.m." (the last period may
   still end a sentence);
@@ -59,6 +61,7 @@ _PATTERNS = {
         r"(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:sh|py|js|ts|json|ya?ml|toml|txt|md|rst|html?|css|c|h|cpp|go|rs"
         r"|java|rb|php|pl|conf|cfg|ini|log|csv|xml|pdf|png|jpe?g|gif|zip|gz|tar|deb|rpm|exe|dll|so|iso)(?!\w)"
     ),
+    "attribution": r"(?<!\S)\S+\s+(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|schreef)\s?:",
     "abbreviation": r"(?<![\w.])[A-Za-z]{1,3}(?:\.[A-Za-z]{1,3})+\.?",
     "code span": r"(?<!`)(`{1,3})(?!`)[^`\n]+?(?<!`)\1(?!`)",
     "link": r"\[[^\[\]\n]{1,200}\]\([^()\s]{1,500}\)",
