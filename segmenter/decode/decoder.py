@@ -134,6 +134,7 @@ class Decoder:
         # strictly inside an atomic stretch (start, end), kept in order of start until the edge passes it
         self._layout = LayoutScanner(config.layout)
         self._atomic: list[tuple[int, int]] = []
+        self._content_start: int | None = None  # the text's first non-space character, once a block asks
         # units no boundary falls inside (`segmenter.decode.units`), found by one scan up to _unit_scan
         self._units: list[tuple[int, int]] = []
         self._unit_scan = 0
@@ -229,7 +230,11 @@ class Decoder:
     def _add_blocks(self, blocks: Blocks) -> None:
         """Take the markdown blocks of a finished group: their starts are forced boundaries."""
         # a block at the text's start opens the first segment already: no boundary there
-        starts = [at for at in blocks.starts if self._base > 0 or self._text[: at - self._base].strip()]
+        if blocks.starts and self._content_start is None:  # found once
+            first = _NON_SPACE.search(self._text) if self._base == 0 else None
+            # trimmed text held content already: every start counts
+            self._content_start = first.start() if first is not None else self._base - 1
+        starts = [at for at in blocks.starts if at > self._content_start]
         if starts:
             self._forced = sorted({*self._forced, *starts})
         self._atomic.extend(blocks.atomic)
