@@ -33,11 +33,22 @@ def section_costs(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return norms, sums
 
 
-def _costs_ending_at(norms: np.ndarray, sums: np.ndarray, end: int, starts: np.ndarray) -> np.ndarray:
-    """Squared distance to their mean of the vectors [start, end) for each of `starts` (S,)."""
-    length = (end - starts).astype(np.float64)  # (S,)
-    total = sums[end] - sums[starts]  # (S, D)
-    return norms[end] - norms[starts] - np.einsum("sd,sd->s", total, total) / length
+class _Costs:
+    """Squared distance of the vectors [start, end) to their mean, for a run of starts at once:
+    norms[end] - norms[start] - |sums[end] - sums[start]|^2 / (end - start), the squared norm expanded
+    so that one matrix-vector product over a slice of the prefix sums does the work."""
+
+    def __init__(self, vectors: np.ndarray):
+        self.norms, self.sums = section_costs(vectors)  # (n+1,), (n+1, D)
+        self.squares = np.einsum("nd,nd->n", self.sums, self.sums)  # (n+1,) |sums[i]|^2
+
+    def ending_at(self, end: int, first: int, last: int) -> np.ndarray:
+        """(last - first + 1,) costs of the sections [start, end) for start = first..last."""
+        starts = slice(first, last + 1)
+        cross = self.sums[starts] @ self.sums[end]  # (S,) a view of the prefix sums, one gemv
+        between = self.squares[end] + self.squares[starts] - 2.0 * cross  # (S,) |sums[end] - sums[start]|^2
+        length = np.arange(end - first, end - last - 1, -1, dtype=np.float64)  # (S,)
+        return self.norms[end] - self.norms[starts] - np.maximum(between, 0.0) / length
 
 
 def optimal_partition(
@@ -62,27 +73,27 @@ def optimal_partition(
     most = n // min_length
     if fewest > most:  # no partition satisfies both lengths: honour the maximum
         min_length, most = 1, n
-    norms, sums = section_costs(vectors)
+    costs = _Costs(vectors)
     if n_sections is not None:
         wanted = int(np.clip(n_sections, fewest, most))
-        return _fixed(norms, sums, n, wanted, min_length, max_length)
-    spread = (norms[n] - float(sums[n] @ sums[n]) / n) / n  # mean squared distance to the overall mean
-    return _penalised(norms, sums, n, max(penalty, 0.0) * max(spread, 1e-12), min_length, max_length)
+        return _fixed(costs, n, wanted, min_length, max_length)
+    spread = (costs.norms[n] - costs.squares[n] / n) / n  # mean squared distance to the overall mean
+    return _penalised(costs, n, max(penalty, 0.0) * max(spread, 1e-12), min_length, max_length)
 
 
-def _fixed(norms, sums, n: int, sections: int, min_length: int, max_length: int) -> list[int]:
+def _fixed(costs: _Costs, n: int, sections: int, min_length: int, max_length: int) -> list[int]:
     """Exactly `sections` sections: best[k][j] = least cost of the first j vectors in k sections."""
     best = np.full((sections + 1, n + 1), np.inf)
     best[0, 0] = 0.0
     back = np.zeros((sections + 1, n + 1), dtype=np.int64)
     for k in range(1, sections + 1):
         for end in range(k * min_length, n + 1):
-            starts = np.arange(max(0, end - max_length), end - min_length + 1)
-            if len(starts) == 0:
+            first, last = max(0, end - max_length), end - min_length
+            if last < first:
                 continue
-            total = best[k - 1, starts] + _costs_ending_at(norms, sums, end, starts)
+            total = best[k - 1, first : last + 1] + costs.ending_at(end, first, last)
             pick = int(np.argmin(total))
-            best[k, end], back[k, end] = total[pick], starts[pick]
+            best[k, end], back[k, end] = total[pick], first + pick
     cuts, end = [], n
     for k in range(sections, 0, -1):
         end = int(back[k, end])
@@ -90,16 +101,16 @@ def _fixed(norms, sums, n: int, sections: int, min_length: int, max_length: int)
     return sorted(cut for cut in cuts if cut > 0)
 
 
-def _penalised(norms, sums, n: int, penalty: float, min_length: int, max_length: int) -> list[int]:
+def _penalised(costs: _Costs, n: int, penalty: float, min_length: int, max_length: int) -> list[int]:
     """Any number of sections, each costing `penalty` on top of its squared distance."""
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back = np.zeros(n + 1, dtype=np.int64)
     for end in range(min_length, n + 1):
-        starts = np.arange(max(0, end - max_length), end - min_length + 1)
-        total = best[starts] + _costs_ending_at(norms, sums, end, starts) + penalty
+        first, last = max(0, end - max_length), end - min_length
+        total = best[first : last + 1] + costs.ending_at(end, first, last) + penalty
         pick = int(np.argmin(total))
-        best[end], back[end] = total[pick], starts[pick]
+        best[end], back[end] = total[pick], first + pick
     cuts, end = [], n
     while end > 0:
         end = int(back[end])
