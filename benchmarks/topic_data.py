@@ -1,4 +1,5 @@
-"""Gold data for the topic benchmark: Choi (2000) set 1, and Choi-style concatenations of UD documents.
+"""Gold data for the topic benchmark: Choi (2000) set 1, Choi-style concatenations of UD documents, and
+the topic corpus of real documents (`data/topics/`, sections marked by their authors).
 
 `read_choi(folder)` reads `N.ref` files (one sentence per line, sections separated by "=========="):
 documents given as sentences, sections as the indices of the sentences that open them.
@@ -14,6 +15,7 @@ Reads files and builds plain data; no system runs here and nothing is scored.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from dataclasses import dataclass
@@ -48,6 +50,33 @@ class RawDocument:
     id: str
     text: str
     starts: tuple[int, ...]
+    genre: str = ""
+
+
+TOPIC_GENRES = ("articles", "book", "meetings")
+
+
+def topic_corpus_file(split: str) -> Path:
+    """The topic corpus's `split` file ("dev" or "test"), shipped beside this module."""
+    if split not in ("dev", "test"):
+        raise ValueError(f"split must be 'dev' or 'test', got {split!r}")
+    return Path(__file__).resolve().parent / "data" / "topics" / f"{split}.jsonl"
+
+
+def read_topic_corpus(path: str | Path) -> list[RawDocument]:
+    """Documents of a topic-corpus JSON-lines file (docs in `data/topics/README.md`); lines split on "\\n"
+    only, so text holding U+2028 and the like reads as written."""
+    docs = []
+    with open(path, encoding="utf-8", newline="") as handle:
+        for number, line in enumerate(handle.read().split("\n"), 1):
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            text, starts = record["text"], tuple(record["starts"])
+            if list(starts) != sorted(set(starts)) or not all(0 < s < len(text) for s in starts):
+                raise ValueError(f"{path}:{number}: starts must ascend inside the text")
+            docs.append(RawDocument(record["id"], text, starts, record["genre"]))
+    return docs
 
 
 def read_choi_file(path: Path) -> SentenceDocument:
