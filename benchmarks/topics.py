@@ -1,12 +1,14 @@
-"""`segmenter bench-topics`: topic segmentation on Choi (2000) set 1 and on UD test concatenations.
+"""`segmenter bench-topics`: topic segmentation on real documents, Choi (2000) set 1 and UD concatenations.
 
-    segmenter bench-topics --data ../shared/data --out benchmarks/results/topics-choi-ud
+    segmenter bench-topics --data ../shared/data --out benchmarks/results/topics
 
 Every system in one run, on the same inputs. Choi documents come as sentences (one per line), so
-systems read those sentences and are scored over them. The UD task (`topic_data.ud_concatenations`)
-is raw text: our sentence segmenter cuts it once (timed), every system reads those sentences, and each
-is scored over the text's whitespace-separated words, so sentence errors count; its chars/s adds the
-sentence step to each system's own time. Pk and WindowDiff come from NLTK (`topic_metrics`), one value
+systems read those sentences and are scored over them. The other tasks are raw text: the topic corpus's
+test file (`data/topics/`: research articles, book chapters, meetings; `--split dev` for its dev file)
+and the UD test concatenations (`topic_data.ud_concatenations`). Our sentence segmenter cuts each raw
+text once (timed), every system reads those sentences, and each is scored over the text's
+whitespace-separated words, so sentence errors count; a raw task's chars/s adds the sentence step to
+each system's own time. Pk and WindowDiff come from NLTK (`topic_metrics`), one value
 per document, averaged per subset.
 
 Systems: `attention` (ours, `TopicSegmenter` at its default sensitivity) and `attention:known` (told
@@ -31,13 +33,23 @@ import click
 import numpy as np
 
 from segmenter.bench.c99 import c99
-from segmenter.bench.topic_data import CHOI_SUBSETS, data_dir, read_choi, ud_concatenations
+from segmenter.bench.topic_data import (
+    CHOI_SUBSETS,
+    TOPIC_GENRES,
+    RawDocument,
+    data_dir,
+    read_choi,
+    read_topic_corpus,
+    topic_corpus_file,
+    ud_concatenations,
+)
 from segmenter.bench.topic_metrics import scores
 from segmenter.errors import MissingExtraError
 from segmenter.extras import require, require_installed
 
 SYSTEMS = ("attention", "attention:known", "texttiling", "c99", "c99:known", "even:known", "none")
 UD_TASK = "ud-test"
+COMPUTE_NOTHING = ("even:known", "none")
 
 
 @dataclass
@@ -103,7 +115,16 @@ def word_index(text: str) -> Callable[[int], int]:
     return lambda offset: max(0, bisect.bisect_right(starts, offset) - 1), len(starts)
 
 
-def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, samples: int) -> dict:
+def raw_tasks(data: Path, samples: int, split: str) -> dict[str, list[RawDocument]]:
+    """The raw-text tasks: the UD test concatenations, and the topic corpus's `split` file per genre."""
+    tasks = {UD_TASK: ud_concatenations(data, samples=samples)}
+    corpus = read_topic_corpus(topic_corpus_file(split))
+    for genre in TOPIC_GENRES:
+        tasks[f"{genre}-{split}"] = [doc for doc in corpus if doc.genre == genre]
+    return tasks
+
+
+def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, samples: int, split: str) -> dict:
     from tqdm import tqdm
 
     from segmenter.topics.segmenter import TopicSegmenter
@@ -117,16 +138,17 @@ def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, sample
             (Case(d.id, list(d.sentences), len(d.starts) + 1, len(" ".join(d.sentences))), d.starts)
             for d in docs
         ]
-    raw = ud_concatenations(data, samples=samples)[:limit]
-    topics.segmenter.segment(raw[0].text)  # warm-up: first calls are slow
-    started = time.perf_counter()
-    sentence_spans = [topics.segmenter.segment(doc.text) for doc in tqdm(raw, desc="UD sentences")]
-    sentence_seconds = time.perf_counter() - started
-    ud_cases, ud_gold = [], []
-    for doc, spans in zip(raw, sentence_spans, strict=True):
-        ud_cases.append(Case(doc.id, [s.text for s in spans], len(doc.starts) + 1, len(doc.text)))
-        ud_gold.append((doc, spans))
-    tasks[UD_TASK] = list(zip(ud_cases, ud_gold, strict=True))
+    raw = {task: docs[:limit] for task, docs in raw_tasks(data, samples, split).items()}
+    topics.segmenter.segment(raw[UD_TASK][0].text)  # warm-up: first calls are slow
+    sentence_seconds: dict[str, float] = {}
+    for task, docs in raw.items():
+        started = time.perf_counter()
+        sentence_spans = [topics.segmenter.segment(doc.text) for doc in tqdm(docs, desc=f"{task} sentences")]
+        sentence_seconds[task] = time.perf_counter() - started
+        tasks[task] = [
+            (Case(doc.id, [s.text for s in spans], len(doc.starts) + 1, len(doc.text)), (doc, spans))
+            for doc, spans in zip(docs, sentence_spans, strict=True)
+        ]
     topics.boundaries(topics.vectors(tasks["choi-3-5"][0][0].sentences))  # warm-up: first calls are slow
     results: dict[str, dict] = {}
     predictions: dict[str, dict[str, list[int]]] = {}
@@ -139,7 +161,7 @@ def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, sample
                 starts = functions[name](case)
                 seconds += time.perf_counter() - started
                 counts.append(len(starts) + 1)
-                if task == UD_TASK:
+                if task in raw:
                     doc, spans = gold
                     to_word, n_words = word_index(doc.text)
                     hyp = sorted({to_word(spans[i].start) for i in starts} - {0})
@@ -151,21 +173,22 @@ def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, sample
                 pks.append(pk)
                 wds.append(wd)
             chars = sum(case.chars for case, _ in items)
-            if task == UD_TASK:
-                seconds += sentence_seconds
+            seconds += sentence_seconds.get(task, 0.0)
             results[name][task] = {
                 "pk": float(np.mean(pks)),
                 "windowdiff": float(np.mean(wds)),
                 "n_docs": len(items),
                 "mean_sections": float(np.mean(counts)),
+                "gold_sections": float(np.mean([case.sections for case, _ in items])),
                 "seconds": seconds,
                 "chars_per_s": chars / seconds if seconds > 0 else None,
             }
     record = {
-        "command": "segmenter bench-topics --out " + str(out),
+        "command": f"segmenter bench-topics --split {split} --out {out}",
         "environment": {"python": platform.python_version(), "machine": platform.machine()},
         "tasks": {task: len(items) for task, items in tasks.items()},
-        "ud_sentence_seconds": sentence_seconds,
+        "raw_tasks": list(raw),
+        "sentence_seconds": sentence_seconds,
         "texttiling_fallbacks": fallbacks["texttiling"],
         "results": results,
     }
@@ -173,31 +196,52 @@ def run(data: Path, out: Path, systems: Sequence[str], limit: int | None, sample
     (out / "results.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     (out / "results.md").write_text(markdown(record), encoding="utf-8")
     if "attention" in systems:
-        plot_curve(topics, tasks[UD_TASK][0], predictions["attention"], out / "similarity_curve.png")
+        plot_curve(topics, tasks[UD_TASK][0], predictions["attention"], out / "similarity_curve.png",
+                   "ten UD test excerpts joined (Choi's construction)")  # fmt: skip
+        book = f"book-{split}"
+        if tasks.get(book):
+            plot_curve(topics, tasks[book][0], predictions["attention"], out / "similarity_curve_book.png",
+                       "a chapter of the Rust book, its pages as sections")  # fmt: skip
     return record
 
 
 def markdown(record: dict) -> str:
-    """The results table: Pk / WindowDiff per task, chars/s on all of Choi and on UD."""
-    tasks = list(record["tasks"])
-    head = " | ".join(f"{t} Pk / WD" for t in tasks)
+    """Two tables: Pk / WindowDiff and sections per document on the real documents; Pk / WindowDiff
+    and chars/s on Choi and the UD concatenations."""
+    results = record["results"]
+    real = [t for t in record["raw_tasks"] if t != UD_TASK]
+    synthetic = [t for t in record["tasks"] if t not in real]
+    first = next(iter(results.values()))
     lines = [
-        f"| system | {head} | chars/s (Choi) | chars/s ({UD_TASK}, with sentences) |",
-        "|---" * (len(tasks) + 3) + "|",
+        "| system | " + " | ".join(f"{t} Pk / WD" for t in real) + " | sections per document |",
+        "|---" * (len(real) + 2) + "|",
     ]
-    for name, by_task in record["results"].items():
-        cells = [f"{by_task[t]['pk']:.3f} / {by_task[t]['windowdiff']:.3f}" for t in tasks]
-        choi = [by_task[t] for t in tasks if t.startswith("choi")]
-        choi_rate = sum(r["n_docs"] and r["chars_per_s"] * r["seconds"] for r in choi) / sum(
-            r["seconds"] for r in choi
-        )
+    for name, by_task in results.items():
+        cells = [f"{by_task[t]['pk']:.3f} / {by_task[t]['windowdiff']:.3f}" for t in real]
+        sections = " / ".join(f"{by_task[t]['mean_sections']:.1f}" for t in real)
+        lines.append(f"| {name} | {' | '.join(cells)} | {sections} |")
+    gold = " / ".join(f"{first[t]['gold_sections']:.1f}" for t in real)
+    lines += [f"| (gold) | {' | '.join('-' for _ in real)} | {gold} |", ""]
+    lines += [
+        "| system | "
+        + " | ".join(f"{t} Pk / WD" for t in synthetic)
+        + f" | chars/s (Choi) | chars/s ({UD_TASK}, with sentences) |",
+        "|---" * (len(synthetic) + 3) + "|",
+    ]
+    for name, by_task in results.items():
+        cells = [f"{by_task[t]['pk']:.3f} / {by_task[t]['windowdiff']:.3f}" for t in synthetic]
+        if name in COMPUTE_NOTHING:  # their chars/s measure a loop, not a method
+            lines.append(f"| {name} | {' | '.join(cells)} | - | - |")
+            continue
+        choi = [by_task[t] for t in synthetic if t.startswith("choi")]
+        choi_rate = sum(r["chars_per_s"] * r["seconds"] for r in choi) / sum(r["seconds"] for r in choi)
         ud = by_task[UD_TASK]["chars_per_s"]
         lines.append(f"| {name} | {' | '.join(cells)} | {choi_rate:,.0f} | {ud:,.0f} |")
     return "\n".join(lines) + "\n"
 
 
-def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> None:
-    """Similarity across each sentence gap of one UD sample, with gold and predicted topic starts."""
+def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path, title: str) -> None:
+    """Similarity across each sentence gap of one raw-text document, with gold and predicted topic starts."""
     matplotlib = require("matplotlib", "bench", "the similarity figure of segmenter bench-topics")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -219,7 +263,7 @@ def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> Non
                    label="predicted (attention)" if i == 0 else None)  # fmt: skip
     ax.set_xlabel("sentence")
     ax.set_ylabel("cosine, 3 sentences each side")
-    ax.set_title(f"{case.id}: ten UD test excerpts joined (Choi's construction)")
+    ax.set_title(f"{case.id}: {title}")
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -234,8 +278,12 @@ def plot_curve(topics, item, predicted: dict[str, list[int]], path: Path) -> Non
 )
 @click.option("--limit-docs", type=click.IntRange(min=1), default=None, help="first N documents per task")
 @click.option("--ud-samples", type=click.IntRange(min=1), default=100, show_default=True)
-def bench_topics(data, out, systems, limit_docs, ud_samples) -> None:
-    """Topic segmentation: Pk and WindowDiff on Choi (2000) set 1 and UD test concatenations."""
+@click.option(
+    "--split", type=click.Choice(["test", "dev"]), default="test", show_default=True,
+    help="which file of the topic corpus of real documents",
+)  # fmt: skip
+def bench_topics(data, out, systems, limit_docs, ud_samples, split) -> None:
+    """Topic segmentation: Pk and WindowDiff on real documents, Choi (2000) set 1 and UD concatenations."""
     try:  # found, not imported: the systems are timed in this process
         require_installed(("nltk", "sklearn", "matplotlib"), "bench", "segmenter bench-topics")
     except MissingExtraError as exc:
@@ -243,7 +291,7 @@ def bench_topics(data, out, systems, limit_docs, ud_samples) -> None:
     root = data_dir(data)
     if not (root / "choi2000").is_dir():
         raise click.ClickException(f"no choi2000 folder in {root}; pass --data or set SEGMENTER_DATA")
-    record = run(root, Path(out), systems or SYSTEMS, limit_docs, ud_samples)
+    record = run(root, Path(out), systems or SYSTEMS, limit_docs, ud_samples, split)
     click.echo(markdown(record), nl=False)
 
 

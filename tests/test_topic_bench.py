@@ -107,3 +107,24 @@ def test_ud_concatenations_mark_where_each_excerpt_starts(tmp_path):
             before = sample.text[:offset].split("Doc ")[-1].split()[0]
             after = sample.text[offset:].split()[1]
             assert before != after  # a new excerpt is another document
+
+
+def test_results_tables_split_real_documents_from_choi_and_ud():
+    from segmenter.bench.topics import markdown
+
+    def cell(pk, sections, seconds=1.0):
+        return {"pk": pk, "windowdiff": pk + 0.01, "n_docs": 2, "mean_sections": sections,
+                "gold_sections": 4.0, "seconds": seconds, "chars_per_s": 1000.0 / seconds}  # fmt: skip
+
+    tasks = ("choi-3-5", "ud-test", "book-test")
+    record = {
+        "tasks": dict.fromkeys(tasks, 2),
+        "raw_tasks": ["ud-test", "book-test"],
+        "results": {name: {t: cell(0.2, 3.0) for t in tasks} for name in ("attention", "none")},
+    }
+    real, synthetic = markdown(record).split("\n\n")
+    assert real.splitlines()[0] == "| system | book-test Pk / WD | sections per document |"
+    assert "| attention | 0.200 / 0.210 | 3.0 |" in real and "| (gold) | - | 4.0 |" in real
+    assert "choi-3-5 Pk / WD | ud-test Pk / WD" in synthetic and "book-test" not in synthetic
+    assert "| attention | 0.200 / 0.210 | 0.200 / 0.210 | 1,000 | 1,000 |" in synthetic
+    assert "| none | 0.200 / 0.210 | 0.200 / 0.210 | - | - |" in synthetic  # computes nothing: no speed

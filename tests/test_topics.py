@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from segmenter.decode.decoder import Span
 from segmenter.errors import ConfigError
 from segmenter.topics.partition import depth_boundaries, gap_similarity, optimal_partition, section_costs
-from segmenter.topics.segmenter import TopicSegmenter, topic_spans
+from segmenter.topics.segmenter import PENALTY, SHARE, TopicSegmenter, section_penalty, topic_spans
 from tests.invariants import assert_invariants
 
 
@@ -37,6 +37,20 @@ def test_three_clusters_are_found_with_and_without_the_count():
     assert optimal_partition(vectors, n_sections=3) == [4, 10]
     assert optimal_partition(vectors, penalty=1.0) == [4, 10]
     assert depth_boundaries(vectors, n_sections=3, window=2) == [4, 10]
+
+
+def test_long_texts_keep_their_large_sections_not_every_run():
+    """Without a count the penalty grows with the length (SHARE x n): a long text of 5 parts, each of 40
+    distinct runs of 4 vectors, is cut into its 5 parts, where the flat penalty alone cuts every run."""
+    assert section_penalty(10) == PENALTY and section_penalty(10, sensitivity=2.0) == PENALTY / 2
+    assert section_penalty(4000) == pytest.approx(SHARE * 4000)
+    rng = np.random.default_rng(0)
+    parts = rng.normal(size=(5, 64))
+    runs = np.repeat(parts, 40, axis=0) + rng.normal(size=(200, 64))  # 200 runs, 40 per part
+    vectors = np.repeat(runs, 4, axis=0) + rng.normal(0, 0.05, (800, 64))  # (800, 64)
+    assert len(optimal_partition(vectors, penalty=PENALTY)) + 1 > 150  # nearly every run
+    assert TopicSegmenter.boundaries(vectors) == [160, 320, 480, 640]
+    assert len(TopicSegmenter.boundaries(vectors, sensitivity=2.0)) + 1 <= 1 + 2.0 / SHARE
 
 
 @pytest.mark.parametrize("seed", range(6))

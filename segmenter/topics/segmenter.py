@@ -6,8 +6,9 @@ of that sequence (`segmenter.topics.partition.optimal_partition`) -> topic spans
 start to the last sentence's end. So a topic span has every property of a sentence span: a slice of the
 caller's text, in order, no overlap, no edge whitespace, and together they cover every non-whitespace
 character. The method (vectors and partition) was chosen on Choi (2000) subsets 3-5 and 6-8 against
-depth scores and head vectors (`benchmarks/results/topics-selection`), and so was the default
-`sensitivity`.
+depth scores and head vectors (`benchmarks/results/topics-selection`); how many sections a text gets
+without a count was then chosen on real documents with their authors' sections
+(`benchmarks/results/topics-penalty`).
 
 Sentence segmentation, the encoder and the partition live in their own modules; this one only joins them.
 Importing it loads neither torch nor the encoder (the spaCy component checks its options with it).
@@ -24,10 +25,19 @@ from segmenter.errors import ConfigError
 from segmenter.topics.partition import optimal_partition, section_costs
 
 DEFAULT_SENSITIVITY = 1.0
-# The section penalty at sensitivity 1, in units of the text's mean squared distance of a sentence
-# vector to the mean of all of them (the penalty is PENALTY / sensitivity): chosen on Choi 3-5 and 6-8
-# (benchmarks/results/topics-selection).
+# Without a section count, a new section must lower the within-section dispersion by PENALTY times the
+# text's mean squared distance of a sentence vector to the mean of all of them (`spread`), and by SHARE
+# of the whole text's dispersion (n sentences x spread), both divided by `sensitivity`: the first
+# governs short texts, the second long ones, where it caps the count at 1 + sensitivity / SHARE
+# sections. PENALTY was chosen on Choi 3-5 and 6-8 (benchmarks/results/topics-selection), SHARE on the
+# topic corpus's dev file with Choi 3-5 and 6-8 as a constraint (benchmarks/results/topics-penalty).
 PENALTY = 1.5
+SHARE = 0.02
+
+
+def section_penalty(n_sentences: int, sensitivity: float = DEFAULT_SENSITIVITY) -> float:
+    """The cost of one more section, in units of the text's spread (see PENALTY and SHARE)."""
+    return max(PENALTY, SHARE * n_sentences) / sensitivity
 
 
 class TopicSegmenter:
@@ -116,7 +126,7 @@ class TopicSegmenter:
         return optimal_partition(
             vectors,
             n_sections=n_topics,
-            penalty=PENALTY / sensitivity,
+            penalty=section_penalty(len(vectors), sensitivity),
             min_length=min_sentences,
             max_length=max_sentences,
         )
