@@ -33,12 +33,22 @@ def test_the_harness_commands_are_entry_points_of_the_installed_distribution():
     found = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
     assert found["bench"] == "segmenter.bench.cli:bench"
     assert found["bench-topics"] == "segmenter.bench.topics:bench_topics"
+    assert found["bench-chunks"] == "segmenter.bench.chunks:bench_chunks"
 
 
 def test_help_lists_every_command_and_imports_no_heavy_library():
     listed = CliRunner().invoke(main, ["--help"])
     assert listed.exit_code == 0, listed.output
-    for command in ("segment", "train", "topics", "models", "bench", "bench-topics", "analyze"):
+    for command in (
+        "segment",
+        "train",
+        "topics",
+        "models",
+        "bench",
+        "bench-chunks",
+        "bench-topics",
+        "analyze",
+    ):
         assert f"  {command} " in listed.output
     loaded = _run(
         "import sys\nfrom segmenter.cli.main import main\n"

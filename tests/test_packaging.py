@@ -120,9 +120,13 @@ def test_harness_commands_and_gold_data_come_from_the_installed_wheel(wheel, tmp
     harness, data, commands, sizes, *help_text = result.stdout.splitlines()
     assert harness == str(target / "segmenter" / "bench" / "cli.py")
     assert data == str(target / "segmenter" / "bench" / "data")
-    entry_points = ["bench-topics=segmenter.bench.topics:bench_topics", "bench=segmenter.bench.cli:bench"]
+    entry_points = [
+        "bench-chunks=segmenter.bench.chunks:bench_chunks",
+        "bench-topics=segmenter.bench.topics:bench_topics",
+        "bench=segmenter.bench.cli:bench",
+    ]
     assert commands == str(entry_points)
     expected = [len(load_dataset(name).documents) for name in ("ewt-test", "golden-rules")]  # the checkout's
     assert sizes == " ".join(map(str, expected))
-    for command in ("bench", "bench-topics", "analyze", "topics", "models"):
+    for command in ("bench", "bench-chunks", "bench-topics", "analyze", "topics", "models"):
         assert any(line.startswith(f"  {command} ") for line in help_text)

@@ -2,11 +2,12 @@
 
 `optional_commands` gives the library's own optional commands (analyze, topics, models, cache, in
 LIBRARY_COMMANDS) and those of the `segmenter.commands` entry-point group: the benchmark harness's
-`bench` and `bench-topics` (registered in pyproject.toml; another installed distribution may add its
-own), each as a `LazyCommand`. Running a command imports that command's module alone; `--help` imports
-every listed command's module for its one-line help, and none of them imports torch, transformers or an
-extra's library at module level. A command that cannot be loaded is listed with the reason, and running
-it is a one-line error (exit 1). Leaves out: the commands themselves, and the group (`segmenter.cli.main`).
+`bench`, `bench-topics` and `bench-chunks` (registered in pyproject.toml; another installed
+distribution may add its own), each as a `LazyCommand`. Running a command imports that command's module
+alone; `--help` imports every listed command's module for its one-line help, and none of them imports
+torch, transformers or an extra's library at module level. A command that cannot be loaded is listed
+with the reason, and running it is a one-line error (exit 1). Leaves out: the commands themselves, and
+the group (`segmenter.cli.main`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `segmenter` command line: segment, topics, train, bench, bench-topics, analyze.
+"""The `segmenter` command line: segment, topics, train, bench, bench-topics, bench-chunks, analyze.
 
 Runtime failures (missing or unreadable input, undecodable bytes, unknown model, broken probe) exit 1
 with one line on stderr; usage errors exit 2 (click's convention). Output files are written atomically:
