@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from segmenter.chunking.config import DEFAULT_MAX_TOKENS
 from segmenter.config import DecodeConfig, FeatureConfig, SegmenterConfig, WindowConfig, check_batch_size
 from segmenter.decode.decoder import Span, decode
 from segmenter.encoder.protocol import EncoderInterface
@@ -28,6 +30,9 @@ from segmenter.readers.tree import MeanReader, ProbeReader, ReadingStream, Route
 from segmenter.text.conditions import condition_for
 from segmenter.text.line_features import TEXT_START, LineState
 from segmenter.text.tokens import Tokens
+
+if TYPE_CHECKING:
+    from segmenter.chunking.chunker import Chunk
 
 TEXTS_PER_CHUNK = 256
 
@@ -67,6 +72,7 @@ class Segmenter:
         self.config = config
         self.strategy, self.batch_size = config.strategy, config.batch_size
         self.reading, self.scorer, self.probe = build_reading(config)
+        self._chunker = None  # the Chunker of the last `chunk` call, kept with its sentence vectors
 
     @property
     def reader(self) -> ProbeReader | RouteReader | MeanReader:
@@ -115,6 +121,20 @@ class Segmenter:
         for chunk in chunks:
             yield from stream.feed(chunk)
         yield from stream.close()
+
+    def chunk(self, text: str, max_tokens: int = DEFAULT_MAX_TOKENS, **settings) -> list[Chunk]:
+        """Chunks of `text` for retrieval: runs of whole sentences of at most `max_tokens` tokens, cut
+        where topics shift and paragraphs start; `chunk.text == text[chunk.start:chunk.end]`. The other
+        settings (`min_tokens`, `overlap`, `tokenizer`, `topics`) are `ChunkConfig`'s; a `Chunker`
+        (`segmenter.chunking.chunker`) keeps them for many texts."""
+        from segmenter.chunking.chunker import Chunker
+        from segmenter.chunking.config import ChunkConfig
+
+        config = ChunkConfig(max_tokens=max_tokens, **settings)
+        if self._chunker is None or self._chunker.config != config:
+            vectors = self._chunker._vectors if self._chunker is not None else None
+            self._chunker = Chunker(self, config, vectors=vectors)
+        return self._chunker.chunk(text)
 
     def split(self, text: str) -> list[str]:
         """The segments of `text` as strings."""

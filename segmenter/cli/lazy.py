@@ -1,6 +1,6 @@
 """Commands of the `segmenter` group that are listed by name and imported only when click needs them.
 
-`optional_commands` gives the library's own optional commands (analyze, topics, models, cache, in
+`optional_commands` gives the library's own optional commands (analyze, topics, chunk, models, cache, in
 LIBRARY_COMMANDS) and those of the `segmenter.commands` entry-point group: the benchmark harness's
 `bench`, `bench-topics` and `bench-chunks` (registered in pyproject.toml; another installed
 distribution may add its own), each as a `LazyCommand`. Running a command imports that command's module
@@ -23,6 +23,7 @@ ENTRY_POINT_GROUP = "segmenter.commands"
 LIBRARY_COMMANDS = {
     "analyze": "segmenter.cli.analyze:analyze",
     "topics": "segmenter.cli.topics:topics",
+    "chunk": "segmenter.cli.chunk:chunk",
     "models": "segmenter.cli.models:models",
     "cache": "segmenter.cli.cache:cache",
 }

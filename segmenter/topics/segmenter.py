@@ -67,9 +67,9 @@ class TopicSegmenter:
             segmenter = Segmenter(model=model, device=device, precision=precision)
         self.segmenter = segmenter
         if vectors is None:
-            from segmenter.topics.sentence_vectors import SentenceVectors
+            from segmenter.topics.sentence_vectors import SentenceVectors, backbone_of
 
-            backbone = model if model is not None else _backbone_of(segmenter)
+            backbone = model if model is not None else backbone_of(segmenter)
             vectors = SentenceVectors(backbone, device=device, precision=precision, batch_size=batch_size)
         self.vectors = vectors
 
@@ -159,11 +159,3 @@ def check_options(n_topics, sensitivity, min_sentences, max_sentences) -> None:
         raise ConfigError(f"min_sentences must be a positive integer, got {min_sentences!r}")
     if max_sentences is not None and (not isinstance(max_sentences, int) or max_sentences < 1):
         raise ConfigError(f"max_sentences must be a positive integer or None, got {max_sentences!r}")
-
-
-def _backbone_of(segmenter) -> str | None:
-    """The model argument that loads `segmenter`'s backbone again (None: the packaged default)."""
-    from segmenter.encoder.torch.encoder import DEFAULT_MODEL_NAME
-
-    name = segmenter.encoder.name
-    return None if name == DEFAULT_MODEL_NAME else name

@@ -77,3 +77,11 @@ class SentenceVectors:
             pooled = torch.nn.functional.normalize(pooled, dim=-1)
             out[rows] = pooled.cpu().numpy()
         return out
+
+
+def backbone_of(segmenter) -> str | None:
+    """The model argument that loads `segmenter`'s backbone again (None: the packaged default)."""
+    from segmenter.encoder.torch.encoder import DEFAULT_MODEL_NAME
+
+    name = segmenter.encoder.name
+    return None if name == DEFAULT_MODEL_NAME else name
