@@ -407,11 +407,11 @@ def test_settings_are_one_segmenter_config_and_the_factory_names_each():
     assert DEFAULT_CONFIG == {  # as they were written out before they came from SegmenterConfig
         "model": None, "strategy": "probe", "threshold": None, "batch_size": 16, "device": "cpu",
         "overwrite": False, "preset": "accurate", "precision": "auto", "layout": "auto", "topics": False,
-        "topic_sensitivity": 1.0,
+        "topic_sensitivity": 1.0, "chunks": None,
     }  # fmt: skip
     parameters = list(inspect.signature(make_attention_segmenter).parameters)
     assert parameters[:2] == ["nlp", "name"] and parameters[2:] == list(DEFAULT_CONFIG)
-    assert set(DEFAULT_CONFIG) == {*SEGMENTER_SETTINGS, "overwrite", "topics", "topic_sensitivity"}
+    assert set(DEFAULT_CONFIG) == {*SEGMENTER_SETTINGS, "overwrite", "topics", "topic_sensitivity", "chunks"}
     component = AttentionSegmenter(strategy="similarity", threshold=0.3, batch_size=4, overwrite=True)
     assert component.config == SegmenterConfig(strategy="similarity", threshold=0.3, batch_size=4)
     changed = {"strategy": "similarity", "threshold": 0.3, "batch_size": 4, "overwrite": True}
@@ -433,7 +433,7 @@ def test_a_pipeline_saved_before_the_one_config_still_loads(tmp_path):
     saved = json.loads((SAVED_AT_5D6F47D / "attention_segmenter" / "cfg").read_text(encoding="utf-8"))
     nlp = spacy.load(SAVED_AT_5D6F47D, exclude=["tokenizer", "vocab"])
     component = nlp.get_pipe("attention_segmenter")
-    assert component.cfg == {**saved, "layout": "auto"} == {  # a setting added since: its default
+    assert component.cfg == {**saved, "layout": "auto", "chunks": None} == {  # settings added since: defaults
         **DEFAULT_CONFIG, "strategy": "similarity", "threshold": 0.7, "batch_size": 8, "overwrite": True,
         "preset": "fast", "precision": "float32", "topics": True, "topic_sensitivity": 2.0,
     }  # fmt: skip
@@ -443,7 +443,8 @@ def test_a_pipeline_saved_before_the_one_config_still_loads(tmp_path):
     nlp.to_disk(tmp_path / "again", exclude=["tokenizer", "vocab"])
     again, before = tmp_path / "again" / "attention_segmenter", SAVED_AT_5D6F47D / "attention_segmenter"
     again_cfg = json.loads((again / "cfg").read_text(encoding="utf-8"))
-    assert again_cfg == {**json.loads((before / "cfg").read_text(encoding="utf-8")), "layout": "auto"}
+    before_cfg = json.loads((before / "cfg").read_text(encoding="utf-8"))
+    assert again_cfg == {**before_cfg, "layout": "auto", "chunks": None}
     assert sorted(p.name for p in again.iterdir()) == ["cfg"]
     override = {"components": {"attention_segmenter": {"threshold": 0.2}}}
     overridden = spacy.load(SAVED_AT_5D6F47D, exclude=["tokenizer", "vocab"], config=override)

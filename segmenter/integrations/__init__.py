@@ -1,1 +1,2 @@
-"""The segmenter inside other frameworks: a spaCy pipeline component and Ray Data for corpora."""
+"""The segmenter inside other frameworks: a spaCy pipeline component (sentences, topics, chunks), a
+LangChain text splitter and a LlamaIndex node parser (chunks with exact offsets), and Ray Data for corpora."""

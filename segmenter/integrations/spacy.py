@@ -17,11 +17,12 @@ The encoder loads on first use (or in `initialize`), not at construction, so tha
 pipeline and spaCy's scan of entry points stay cheap, and `from_disk` does not load it twice. Importing this
 module loads neither transformers nor `segmenter.encoder.torch.encoder`. The settings it shares with
 `Segmenter` are held in one `SegmenterConfig` (`component.config`), built from the factory's settings; the
-others (overwrite, topics, topic_sensitivity) are the component's. Serialisation stores the settings and the
-probe (msgpack/JSON via srsly, read back within the size and depth limits of `segmenter.probe.bounded`: a
-corrupted file is one `ConfigError` line); the backbone weights are never saved, only the model's name or
-path. Loading restores the saved settings, except those that `spacy.load(path, config=...)` overrides.
-Training a probe and the model code live elsewhere (`segmenter.training.probe`, `segmenter.api`).
+others (overwrite, topics, topic_sensitivity, chunks) are the component's. Serialisation stores the settings
+and the probe (msgpack/JSON via srsly, read back within the size and depth limits of
+`segmenter.probe.bounded`: a corrupted file is one `ConfigError` line); the backbone weights are never saved,
+only the model's name or path. Loading restores the saved settings, except those that
+`spacy.load(path, config=...)` overrides. Training a probe and the model code live elsewhere
+(`segmenter.training.probe`, `segmenter.api`).
 """
 
 from __future__ import annotations
@@ -59,7 +60,12 @@ from spacy.util import ensure_path, from_disk, minibatch, to_disk
 # its own, never a setting) and max_chars (not offered). Their defaults are SegmenterConfig's.
 NOT_SETTINGS = ("probe", "max_chars", "paired")  # library-only settings: not in the factory or saved cfg
 SEGMENTER_SETTINGS = tuple(name for name in SegmenterConfig.field_names() if name not in NOT_SETTINGS)
-COMPONENT_SETTINGS: dict[str, Any] = {"overwrite": False, "topics": False, "topic_sensitivity": 1.0}
+COMPONENT_SETTINGS: dict[str, Any] = {
+    "overwrite": False,
+    "topics": False,
+    "topic_sensitivity": 1.0,
+    "chunks": None,
+}
 
 
 def make_attention_segmenter(
@@ -76,6 +82,7 @@ def make_attention_segmenter(
     layout: str = "auto",
     topics: bool = False,
     topic_sensitivity: float = 1.0,
+    chunks: int | None = None,
 ) -> AttentionSegmenter:
     """Factory behind `nlp.add_pipe("attention_segmenter", config={...})`. spaCy's config system reads
     the settings from this signature, so it names each one: those of SEGMENTER_SETTINGS and
@@ -115,6 +122,9 @@ class AttentionSegmenter(Pipe):
     topics:     also set doc.spans["topics"]: topical sections, each a run of whole sentences
                 (`segmenter.topics.segmenter.TopicSegmenter` over doc.sents; off by default)
     topic_sensitivity: how readily a new topic starts (higher: more topics)
+    chunks:     None (off), or the most wordpieces of a chunk: also set doc.spans["chunks"], chunks for
+                retrieval, each a run of whole sentences (`segmenter.chunking.Chunker` over doc.text,
+                char offsets expanded to whole tokens; the text's sentences are found again for them)
 
     batch_size is encoder windows per forward pass; the windows of all docs in a batch are pooled.
     Each setting is also an attribute (`component.threshold`); a new value is checked at once, and
@@ -128,16 +138,23 @@ class AttentionSegmenter(Pipe):
         overwrite: bool = False,
         topics: bool = False,
         topic_sensitivity: float = 1.0,
+        chunks: int | None = None,
         **settings,
     ):
         unknown = sorted(set(settings) - set(SEGMENTER_SETTINGS))
         if unknown:
             raise TypeError(f"AttentionSegmenter got unknown settings {', '.join(unknown)}")
         self.name = name
-        component = {"overwrite": overwrite, "topics": topics, "topic_sensitivity": topic_sensitivity}
+        component = {
+            "overwrite": overwrite,
+            "topics": topics,
+            "topic_sensitivity": topic_sensitivity,
+            "chunks": chunks,
+        }
         self._apply_settings({**DEFAULT_CONFIG, **settings, **component})
         self._segmenter = None
         self._topics = None  # the TopicSegmenter, built on first use when `topics` is on
+        self._chunker = None  # the Chunker, built on first use when `chunks` is set
         self._nlp: weakref.ref | None = None  # the pipeline, when built by the factory
         self._pid = os.getpid()  # the process whose torch state the encoder uses
 
@@ -162,10 +179,12 @@ class AttentionSegmenter(Pipe):
         from segmenter.topics.segmenter import check_options
 
         check_options(None, cfg["topic_sensitivity"], 1, None)
+        _check_chunks(cfg["chunks"])
         self.config = config
         self.overwrite = cfg["overwrite"]
         self.topics = cfg["topics"]
         self.topic_sensitivity = cfg["topic_sensitivity"]
+        self.chunks = cfg["chunks"]
 
     @property
     def cfg(self) -> dict[str, Any]:
@@ -207,6 +226,7 @@ class AttentionSegmenter(Pipe):
         try:
             self.set_annotations([doc], self.predict([doc]))
             self._set_topics([doc])
+            self._set_chunks([doc])
             return doc
         except Exception as exc:
             error_handler(self.name, self, [doc], exc)
@@ -228,6 +248,7 @@ class AttentionSegmenter(Pipe):
             try:
                 self.set_annotations(docs, self.predict(docs))
                 self._set_topics(docs)
+                self._set_chunks(docs)
                 yield from docs
             except Exception as exc:
                 error_handler(self.name, self, docs, exc)
@@ -298,6 +319,26 @@ class AttentionSegmenter(Pipe):
             doc.spans["topics"] = [
                 doc[sentences[a].start : sentences[b - 1].end] for a, b in zip(edges, edges[1:], strict=False)
             ]
+
+    def _set_chunks(self, docs: list[Doc]) -> None:
+        """With `chunks` set, doc.spans["chunks"]: the chunks of doc.text of at most `chunks` wordpieces."""
+        if self.chunks is None:
+            return
+        chunker = self._chunker_now()
+        for doc in docs:
+            spans = (doc.char_span(c.start, c.end, alignment_mode="expand") for c in chunker.chunk(doc.text))
+            doc.spans["chunks"] = [span for span in spans if span is not None]
+
+    def _chunker_now(self):
+        """The Chunker of the current `chunks` and segmenter (sharing the topics' sentence vectors)."""
+        chunker = self._chunker
+        stale = chunker is None or chunker.segmenter is not self.segmenter
+        if stale or chunker.config.max_tokens != self.chunks:
+            from segmenter.chunking.chunker import Chunker
+
+            vectors = self._topics.vectors if self._topics is not None else None
+            self._chunker = Chunker(self.segmenter, vectors=vectors, max_tokens=self.chunks)
+        return self._chunker
 
     def score(self, examples: Iterable[Example], **kwargs) -> dict[str, Any]:
         """sents_p, sents_r and sents_f of the predicted sentences against the reference ones."""
@@ -370,6 +411,13 @@ class AttentionSegmenter(Pipe):
         self._apply_settings({**self.cfg, **cfg}, probe)
         self._segmenter = None
         self._topics = None
+        self._chunker = None
+
+
+def _check_chunks(chunks: Any) -> None:
+    """A ConfigError unless `chunks` is None or a positive whole number of wordpieces."""
+    if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, int) or chunks < 1):
+        raise ConfigError(f"chunks must be null (off) or a positive number of wordpieces, got {chunks!r}")
 
 
 def _segmenter_setting(name: str) -> property:
