@@ -15,7 +15,7 @@ from segmenter.api import Segmenter
 from segmenter.chunking import chunker as chunker_module
 from segmenter.chunking.chunker import Chunker
 from segmenter.chunking.config import ChunkConfig
-from segmenter.chunking.pieces import opens_paragraph, split_long
+from segmenter.chunking.pieces import is_heading, opens_paragraph, split_long
 from segmenter.chunking.plan import plan_chunks
 from segmenter.errors import ConfigError
 
@@ -106,6 +106,12 @@ def test_plan_avoids_short_chunks_where_it_can():
     )
 
 
+def test_plan_does_not_end_a_chunk_with_a_heading_where_it_can_avoid_it():
+    heading = np.array([False, True, False, False, False])
+    assert plan_chunks(np.full(5, 10), 30) == [2]  # piece 1 would end the first chunk
+    assert plan_chunks(np.full(5, 10), 30, heading=heading) == [3]  # the heading inside the first
+
+
 # -- pieces ----------------------------------------------------------------------------------------------
 
 
@@ -131,6 +137,13 @@ def test_a_run_without_whitespace_over_the_budget_is_cut_inside():
     parts = split_long(sentence, len, 10, no_gaps)
     assert "".join(sentence[a:b] for a, b, _ in parts).replace(" ", "") == sentence.replace(" ", "")
     assert all(b - a == t <= 10 for a, b, t in parts) and len(parts) == 3
+
+
+def test_headings_are_atx_lines():
+    text = "# Title\n\nSome #tag here.\n## Sub\n#hashtag"
+    assert is_heading(text, 0, 7) and is_heading(text, text.index("## Sub"), text.index("## Sub") + 6)
+    assert not is_heading(text, text.index("#tag"), text.index("#tag") + 4)
+    assert not is_heading(text, text.index("#hashtag"), len(text))
 
 
 def test_paragraph_openings():

@@ -139,8 +139,9 @@ class _ChunkStream:
     def _plan(self, pieces: list[Piece], budget: int) -> list[int]:
         tokens = np.array([p.tokens for p in pieces], dtype=np.int64)
         paragraph = np.array([p.paragraph for p in pieces], dtype=bool)
+        heading = np.array([p.heading for p in pieces], dtype=bool)
         vectors = self._vectors_of(pieces) if self.config.topics else None
-        return plan_chunks(tokens, budget, vectors, paragraph, self.config.min_tokens)
+        return plan_chunks(tokens, budget, vectors, paragraph, self.config.min_tokens, heading)
 
     def _vectors_of(self, pieces: list[Piece]) -> np.ndarray:
         """(n, D) vectors of the first n waiting pieces, computed once per piece."""

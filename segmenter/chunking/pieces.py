@@ -11,6 +11,7 @@ do.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,15 +25,27 @@ INSIDE_WORD = -1.0  # a cut inside a run of text without whitespace: the last re
 InnerGaps = Callable[[str], tuple[np.ndarray, np.ndarray]]
 
 
+HEADING = re.compile(r"#{1,6}(?:[ \t]|$)")
+
+
 @dataclass(frozen=True)
 class Piece:
     """`text[start:end]` and its `tokens`; `paragraph`: it opens the text, follows a blank line or is a
-    markdown heading (a good place for a chunk to start)."""
+    markdown heading (a good place for a chunk to start); `heading`: it is a markdown heading line (a
+    chunk should not end with it)."""
 
     start: int
     end: int
     tokens: int
     paragraph: bool = False
+    heading: bool = False
+
+
+def is_heading(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` is one ATX heading line ("## Install") at the start of a line."""
+    gap_start = _gap_start(text, start)
+    line_start = gap_start == 0 or "\n" in text[gap_start:start]
+    return line_start and HEADING.match(text, start) is not None and "\n" not in text[start:end]
 
 
 def opens_paragraph(text: str, start: int) -> bool:
@@ -53,7 +66,7 @@ def pieces_of(
     for start, end in spans:
         tokens = count(text[start:end])
         if tokens <= budget:
-            out.append(Piece(start, end, tokens, opens_paragraph(text, start)))
+            out.append(Piece(start, end, tokens, opens_paragraph(text, start), is_heading(text, start, end)))
             continue
         for index, (a, b, parts_tokens) in enumerate(split_long(text[start:end], count, budget, inner_gaps)):
             paragraph = opens_paragraph(text, start + a) if index == 0 else False

@@ -4,7 +4,8 @@ A chunk of pieces [a, b) costs
     PENALTY x spread                          (each chunk: fewer chunks, fuller ones, are cheaper)
   + the squared distance of its piece vectors to their mean   (with topics: one topic per chunk)
   - PARAGRAPH x spread, if piece a opens a paragraph or section (cut where the author did)
-  + SHORT x spread, if it holds fewer than min_tokens tokens (only where the budget leaves no choice)
+  + SHORT x spread, if it holds fewer than min_tokens tokens, or if it ends with a markdown heading
+    (each only where the budget leaves no choice)
 where `spread` is the mean squared distance of the text's piece vectors to their mean (1 without
 vectors), so the weights mean the same in every text. The program finds the cuts of least total cost
 such that every chunk's summed piece tokens fit the budget, in O(n * w * D) time for n pieces, at most
@@ -29,9 +30,10 @@ def plan_chunks(
     vectors: np.ndarray | None = None,
     paragraph: np.ndarray | None = None,
     min_tokens: int = 0,
+    heading: np.ndarray | None = None,
 ) -> list[int]:
     """Indices (after 0, ascending) of the pieces that open a chunk, for pieces of `tokens` (n,) counts
-    (each within `budget`), optional unit `vectors` (n, D) and `paragraph` (n,) flags."""
+    (each within `budget`), optional unit `vectors` (n, D), `paragraph` (n,) and `heading` (n,) flags."""
     n = len(tokens)
     if n == 0:
         return []
@@ -42,6 +44,8 @@ def plan_chunks(
     if costs is not None:
         spread = max(float(costs.norms[n] - costs.squares[n] / n) / n, 1e-6)
     start_cost = (PENALTY - PARAGRAPH * opens) * spread  # (n,) of a chunk opening at each piece
+    if heading is not None:  # a chunk opening right after a heading leaves the heading at the end of one
+        start_cost[1:] += SHORT * spread * np.asarray(heading, dtype=bool)[:-1]
     best = np.full(n + 1, np.inf)
     best[0] = 0.0
     back = np.zeros(n + 1, dtype=np.int64)
