@@ -70,6 +70,15 @@ def test_builder_renders_turns_and_joins_sections():
     assert text == "a\n\nb\n\nc\n\nd e" and [text[s] for s in starts] == ["c", "d"]
 
 
+def test_builder_renders_links_and_drops_comments_and_code_lead_ins():
+    builder = _builder()
+    page = (
+        "See [the `futures` crate][futures]<!-- ignore --> and [docs](https://x.example).\n\n"
+        "Add it as a dependency:\n\n```toml\ntrpl = 1\n```\n\nDone.\n"
+    )
+    assert builder.markdown_paragraphs(page) == ["See the `futures` crate and docs.", "Done."]
+
+
 def test_builder_keeps_prose_of_a_markdown_page():
     builder = _builder()
     page = (

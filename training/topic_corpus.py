@@ -140,18 +140,30 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 DROPPED_LINE = re.compile(r"^\s*(#{1,6}\s|<|\{\{#|\[[^\]]+\]:\s)")
 
 
+COMMENT = re.compile(r"<!--.*?-->")
+LINK = re.compile(r"\[([^\]]+)\](?:\[[^\]]*\]|\([^)]*\))")
+
+
+def rendered(paragraph: str) -> str:
+    """A paragraph as the rendered page shows it: HTML comments dropped, links reduced to their text."""
+    return " ".join(LINK.sub(r"\1", COMMENT.sub("", paragraph)).split())
+
+
 def markdown_paragraphs(markdown: str) -> list[str]:
-    """Prose paragraphs and list items of an mdBook page, each unwrapped to one line."""
+    """Prose paragraphs and list items of an mdBook page, each unwrapped to one line, as rendered; a
+    paragraph ending in ":" that leads into a code block goes with the code."""
     out, current, in_fence = [], [], False
 
     def flush() -> None:
         if current:
-            out.append(" ".join(current))
+            out.append(rendered(" ".join(current)))
             current.clear()
 
     for raw in markdown.splitlines():
         if FENCE.match(raw):
             flush()
+            if not in_fence and out and out[-1].endswith(":"):
+                out.pop()
             in_fence = not in_fence
             continue
         if in_fence:
