@@ -20,6 +20,7 @@ import torch
 from segmenter.encoder.torch.encoder import Encoder
 
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length in sentence-transformers
+WIDTH_STEP = 8  # batches padded to a multiple of this: each new shape costs kernels and memory kept for it
 
 
 class SentenceVectors:
@@ -63,7 +64,8 @@ class SentenceVectors:
         model, device = self.encoder.model, self.encoder.device
         for first in range(0, len(order), self.batch_size):
             rows = order[first : first + self.batch_size]
-            width = max(len(ids[r]) for r in rows)
+            longest = max(len(ids[r]) for r in rows)
+            width = min(-(-longest // WIDTH_STEP) * WIDTH_STEP, self.max_tokens)  # few distinct shapes
             batch = np.full((len(rows), width), self.encoder.pad_id, dtype=np.int64)  # (B, T)
             mask = np.zeros((len(rows), width), dtype=np.int64)  # (B, T)
             for b, r in enumerate(rows):
