@@ -3,7 +3,8 @@
     python training/decode_rules.py accurate fast [--ud ../shared/data/ud]
 
 The rules (`segmenter.decode.decoder`): "items" (every later item of an enumeration that opens the text, a
-line or follows a colon opens a segment), "addresses" (no boundary inside an e-mail address or URL),
+line or follows a colon opens a segment), "units" (no boundary inside a URL, address, number, path and
+the other units of `segmenter.decode.units`),
 "bullets" (a bulleted line of a list opens a segment) and "rule lines" (a line of symbols such as "--"
 is a segment of its own). For each preset the gap probabilities of every dev text are computed once;
 then the texts are decoded with no rule, with each rule alone and with all of them, so the rows differ
@@ -21,11 +22,11 @@ from unittest import mock
 import click
 from dev_scores import dev_cells, header, markdown_row, pooled_counts, summary, ud_option
 
-from segmenter import Segmenter, addresses, line_rules
-from segmenter.api import TEXTS_PER_CHUNK
+from segmenter.api import TEXTS_PER_CHUNK, Segmenter
+from segmenter.decode import line_rules, units
 from segmenter.decode.decoder import Decoder
 
-RULES = ("items", "addresses", "bullets", "rule lines")
+RULES = ("items", "units", "bullets", "rule lines")
 
 
 @contextmanager
@@ -33,7 +34,7 @@ def only_rules(kept: tuple[str, ...]) -> Iterator[None]:
     """Switch off, for the duration, every rule of RULES not in `kept`."""
     switches = {
         "items": (Decoder, "_open_item", lambda self, pending, site: None),
-        "addresses": (addresses, "splits_address", lambda text, at: False),
+        "units": (units, "unit_spans", lambda text, start, stop, before: ([], before)),
         "bullets": (line_rules, "bulleted_line", lambda line: False),
         "rule lines": (line_rules, "rule_line", lambda line: False),
     }
