@@ -86,7 +86,7 @@ class Segmenter:
 
     @property
     def decodings(self) -> Mapping[str, DecodeConfig]:
-        """The decoding settings of each condition's texts ("clean", "corrupt"): `decoding_for`'s."""
+        """The decoding settings of each judged condition's texts: `decoding_for`'s."""
         return self.reading.decodings
 
     @property
@@ -170,7 +170,8 @@ class Segmenter:
 
     @staticmethod
     def condition_for(text: str) -> str:
-        """ "corrupt" (read with the unpunctuated threshold) or "clean" (`segmenter.text.conditions`)."""
+        """ "clean", "corrupt" (read with the unpunctuated threshold) or "spoken" (unpunctuated speech,
+        read with its own: `segmenter.text.conditions`)."""
         return condition_for(text)
 
     def gap_probabilities(self, texts: list[str], batch_size: int | None = None) -> list[GapProbabilities]:

@@ -12,8 +12,10 @@ from segmenter.text import conditions
 from segmenter.text.conditions import (
     CLEAN,
     CORRUPT,
+    JUDGED_CONDITIONS,
     LAYOUTS,
     LINES,
+    SPOKEN,
     TEXT_CONDITIONS,
     TRAINING_CONDITIONS,
     WRAPPED,
@@ -25,6 +27,7 @@ from segmenter.training import tune
 def test_the_names_are_those_stored_in_probe_meta_files():
     assert (CLEAN, CORRUPT, LINES, WRAPPED) == ("clean", "corrupt", "lines", "wrapped")
     assert TEXT_CONDITIONS == ("clean", "corrupt")
+    assert SPOKEN == "spoken" and JUDGED_CONDITIONS == ("clean", "corrupt", "spoken")
     assert LAYOUTS == ("lines", "wrapped")
     assert TRAINING_CONDITIONS == ("clean", "corrupt", "lines", "wrapped")
 
@@ -61,19 +64,52 @@ def test_training_lays_documents_out_under_each_condition_and_refuses_others():
         train.conditioned([doc], ["shouting"])
 
 
-def test_the_segmenter_keeps_one_decoding_per_text_condition(tiny_bert_dir):
+def test_the_segmenter_keeps_one_decoding_per_judged_condition(tiny_bert_dir):
     from segmenter.api import Segmenter
 
     segmenter = Segmenter(model=str(tiny_bert_dir), strategy="similarity")
-    assert tuple(segmenter.decodings) == TEXT_CONDITIONS
+    assert tuple(segmenter.decodings) == JUDGED_CONDITIONS
+    # without a spoken threshold of its own, spoken text decodes as unpunctuated text does
+    assert segmenter.decodings[SPOKEN] == segmenter.decodings[CORRUPT]
+
+
+def test_spoken_text_is_unpunctuated_text_with_fillers_or_speaker_labels():
+    assert (
+        conditions.condition_for("okay so um thanks everyone for joining today i know it's early") is SPOKEN
+    )
+    assert conditions.condition_for("A: so we shipped it\nB: yeah\nA: and then we left") is SPOKEN
+    assert conditions.condition_for("so we left early and the rain kept on falling all day") is CORRUPT
+    # one filler in more than a hundred words is not speech enough
+    assert conditions.condition_for("um " + "we left early " * 40) is CORRUPT
+    assert conditions.condition_for("Um, so we left early.") is CLEAN  # punctuated text is clean
+
+
+def test_a_spoken_threshold_in_the_probe_meta_decodes_spoken_text_only(
+    tiny_bert_dir, tiny_probe_dir, tmp_path
+):
+    import json
+    import shutil
+
+    from segmenter.api import Segmenter
+
+    probe = tmp_path / "probe"
+    shutil.copytree(tiny_probe_dir, probe)
+    meta = json.loads((probe / "meta.json").read_text())
+    meta["thresholds"] = {**meta.get("thresholds", {}), CORRUPT: 0.3, SPOKEN: 0.8}
+    (probe / "meta.json").write_text(json.dumps(meta))
+    segmenter = Segmenter(model=str(tiny_bert_dir), probe=str(probe))
+    assert segmenter.decoding_for("so um we left").threshold == 0.8
+    assert segmenter.decoding_for("so we left").threshold == 0.3
+    forced = Segmenter(model=str(tiny_bert_dir), probe=str(probe), threshold=0.5)
+    assert forced.decoding_for("so um we left").threshold == 0.5  # a threshold given applies to all text
 
 
 def test_line_headers_do_not_make_a_transcript_look_punctuated():
-    from segmenter.text.conditions import CLEAN, CORRUPT, condition_for
+    from segmenter.text.conditions import CLEAN, condition_for
 
     labelled = "A: okay so um thanks everyone\nB: yeah sure\nspeaker 2: so i looked at the numbers"
-    assert condition_for(labelled) == CORRUPT
+    assert condition_for(labelled) == SPOKEN  # unpunctuated, and labelled lines read as speech
     chat = "[09:15] <Jo_B> mira: works fine now\n[09:16] <Mira> ok"
-    assert condition_for(chat) == CORRUPT
+    assert condition_for(chat) == SPOKEN
     assert condition_for("A: Okay, so thanks everyone.\nB: Yeah, sure.") == CLEAN
     assert condition_for("Questions: if you have any") == CLEAN  # one capitalised word is no label

@@ -40,12 +40,13 @@ GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 0.96, 0.05))
 
 def row(segmenter: Segmenter, cells: list, thresholds: dict[str, float]) -> list[float]:
     """`summary` of the dev cells, (text, gap probabilities, condition) each, decoded with
-    `thresholds` ("clean", "corrupt")."""
+    `thresholds` ("clean", "corrupt"; a spoken text at its own threshold)."""
     counted = []
     for name, texts in cells:
         found = []
         for text, gaps, condition in texts:
-            config = replace(segmenter.decoding_for(text.text), threshold=thresholds[condition])
+            own = segmenter.decoding_for(text.text)  # spoken text keeps its own (spoken_threshold.py)
+            config = replace(own, threshold=thresholds.get(condition, own.threshold))
             found.append([span.start for span in decode(text.text, gaps.offsets, gaps.probs, config)])
         counted.append((name, pooled_counts([text for text, _, _ in texts], found)))
     return summary(counted)

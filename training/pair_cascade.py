@@ -110,8 +110,9 @@ def main(ud: Path, bands: tuple[tuple[float, float], ...]) -> None:
             for text in texts:
                 probs, unsure = text.probs(band)
                 needed, total = text.window_cost(unsure)
-                cost[text.condition][0] += needed
-                cost[text.condition][1] += total
+                read_as = "clean" if text.condition == "clean" else "corrupt"  # spoken text: as corrupt
+                cost[read_as][0] += needed
+                cost[read_as][1] += total
                 config = pair.decoding_for(text.text.text)
                 found.append([s.start for s in decode(text.text.text, text.offsets, probs, config)])
             counted.append((name, pooled_counts([text.text for text in texts], found)))

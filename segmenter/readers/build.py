@@ -28,7 +28,7 @@ from segmenter.probe.probe import Probe
 from segmenter.probe.shipped import load_probe_for
 from segmenter.readers.gap_scorer import GapScorer, MeanScorer
 from segmenter.readers.tree import MeanReader, ProbeReader, Reading, RouteReader
-from segmenter.text.conditions import CLEAN, CORRUPT, TEXT_CONDITIONS
+from segmenter.text.conditions import CLEAN, CORRUPT, SPOKEN, TEXT_CONDITIONS
 from segmenter.text.surface import flag_count
 
 # Unsupervised strategies: layers and thresholds chosen on ewt-dev (best single-signal F1 per layer;
@@ -69,20 +69,23 @@ def build_reading(config: SegmenterConfig) -> tuple[Reading, GapScorer, Probe | 
     decoding = DecodeConfig(
         threshold=default_threshold if threshold is None else threshold, max_chars=max_chars
     )
-    # A probe tuned per condition gets the unpunctuated threshold on text with no case or punctuation.
+    # A probe tuned per condition gets the unpunctuated threshold on text with no case or punctuation,
+    # and the spoken one (where it has one) on unpunctuated text that reads as speech.
     decodings = {
         condition: DecodeConfig(threshold=per_condition[condition], max_chars=max_chars)
         if threshold is None and condition in per_condition
         else decoding
         for condition in TEXT_CONDITIONS
     }
+    decodings[SPOKEN] = _spoken(decodings[CORRUPT], per_condition, threshold)
     reader: ProbeReader | RouteReader | MeanReader = ProbeReader(scorer, config.batch_size)
     if punctuated is not None:  # punctuated text goes to the probe its meta names for it
         punctuated_scorer, (one, per) = _open_scorer(config, *punctuated)
         decodings[CLEAN] = DecodeConfig(
             threshold=per.get(CLEAN, one) if threshold is None else threshold, max_chars=max_chars
         )
-        reader = RouteReader({CLEAN: ProbeReader(punctuated_scorer, config.batch_size), CORRUPT: reader})
+        punctuated_reader = ProbeReader(punctuated_scorer, config.batch_size)
+        reader = RouteReader({CLEAN: punctuated_reader, CORRUPT: reader, SPOKEN: reader})
     # A probe that names a partner reads every text with it: the mean of both gap probabilities,
     # decoded with the thresholds chosen for that mean.
     if settings is not None and settings.paired_with is not None and config.paired:
@@ -94,10 +97,19 @@ def build_reading(config: SegmenterConfig) -> tuple[Reading, GapScorer, Probe | 
         for condition in TEXT_CONDITIONS:
             if threshold is None and condition in paired_thresholds:
                 decodings[condition] = DecodeConfig(paired_thresholds[condition], max_chars)
+        decodings[SPOKEN] = _spoken(decodings[CORRUPT], paired_thresholds, threshold)
     decodings = {
         condition: replace(decoding, layout=config.layout) for condition, decoding in decodings.items()
     }
     return Reading(reader, MappingProxyType(decodings)), scorer, probe
+
+
+def _spoken(unpunctuated: DecodeConfig, per_condition: dict, threshold: float | None) -> DecodeConfig:
+    """The decoding of spoken text: the unpunctuated one, at the spoken threshold where `per_condition`
+    has one and no threshold is forced."""
+    if threshold is None and SPOKEN in per_condition:
+        return replace(unpunctuated, threshold=per_condition[SPOKEN])
+    return unpunctuated
 
 
 def encoder_precision(
