@@ -12,9 +12,11 @@ line or follows a colon every later item opens a segment (see `segmenter.decode.
 list, a rule line ("--") and the line after a rule line open segments (`segmenter.decode.line_rules`); a
 boundary right after the ">" markers that open a quoted line moves to the first marker; a
 boundary the model puts right after an opening quote or bracket moves before it, and one right before a
-closing quote or bracket moves past it and the whitespace after it (`segmenter.decode.quotes`); a gap at or
+closing quote or bracket moves past it and the whitespace after it (`segmenter.decode.quotes`), and one right
+after a filler ("um") moves before it (`segmenter.text.speech`); a gap at or
 above the threshold is a boundary unless it falls inside a unit (an address, a number, a path, an emoji
-sequence...: `segmenter.decode.units`) or a markdown block that is never cut (a code block, a table row:
+sequence...: `segmenter.decode.units`), inside an entry of a reference list (`segmenter.decode.references`:
+each entry opens a segment) or a markdown block that is never cut (a code block, a table row:
 `segmenter.decode.markdown`); a markdown block's start (`segmenter.decode.layout`) and a blank line (a
 whitespace run holding two or more line breaks) always are; of
 two boundaries with no letter or digit between them only one stays, the one after whitespace if just one of
@@ -38,19 +40,27 @@ from dataclasses import dataclass
 import numpy as np
 
 from segmenter.config import DecodeConfig
-from segmenter.decode import addresses, line_rules, lists, quotes, units
+from segmenter.decode import addresses, line_rules, lists, quotes, references, units
 from segmenter.decode.layout import LayoutScanner
 from segmenter.decode.markdown import Blocks
+from segmenter.text import speech
 from segmenter.text.breaks import LINE_BREAKS, count_line_breaks
 
 FORCED = 2.0  # sorting key above any probability: forced boundaries (blank lines, rules) always win
 SYMBOL_RUN_MAX = 64  # longest stretch without letters or digits checked for a run of symbols
 # text kept before the open segment's start: what a list marker, an address or a line rule reads
-_LOOKBEHIND = max(lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX, units.RUN_MAX)
+_LOOKBEHIND = max(
+    lists.LOOKBEHIND, addresses.RUN_MAX, line_rules.READ_MAX, units.RUN_MAX, references.READ_MAX
+)
 _WHITESPACE_RUN = re.compile(r"\s+")
 QUOTE_PREFIX_MAX = 32  # characters of ">" markers and spaces read before a candidate
+FILLER_RUN_MAX = 24  # characters of fillers ("um uh ") read before a candidate
 _QUOTE_PREFIX = re.compile(r"(?:^|[\n\r])[ \t]*(>[ \t>]*)$")
 _NON_SPACE = re.compile(r"\S")
+# from a line of quote markers alone: the following lines of markers alone, up to the first marker of a
+# quoted line that says something (group 1 spans the lines skipped)
+_SAID_AFTER_MARKERS = re.compile(r"((?:>[ \t>]*(?:\r\n|[\n\r])[ \t]*){1,8})>[ \t>]*[^\s>]")
+_MARKERS_ALONE = re.compile(r">[ \t>]*(?:\r\n|[\n\r]|$)")  # a line of quote markers alone
 
 
 @dataclass(frozen=True)
@@ -197,6 +207,7 @@ class Decoder:
         self._move_list_boundaries(pending, limit)
         self._open_line_segments(pending, limit)
         self._attach_quotes(pending, limit)
+        self._attach_fillers(pending, limit)
         self._open_quoted_lines(pending, limit)
         events: dict[int, float] = {}
         keep_queue, keep_forced = [], []
@@ -213,6 +224,9 @@ class Decoder:
                         or units.splits_grapheme(self._text, at)
                         or units.inside_header(self._text, at)
                         or addresses.introduced_address(self._text, at)
+                        or references.inside_entry(self._text, at)
+                        or quotes.after_lead_in(self._text, at)
+                        or quotes.line_end_aside(self._text, at)
                     )
                 ):
                     self._store_probability(offset, 0.0)  # nor may `max_chars` cut there
@@ -321,7 +335,9 @@ class Decoder:
             if offset >= limit or offset <= 0 or not self._after_line_break(offset):
                 continue
             before = self._slice(max(offset - reach, 0), offset)
-            if line_rules.opens_segment(before, self._slice(offset, offset + reach), offset <= reach):
+            if line_rules.opens_segment(
+                before, self._slice(offset, offset + reach), offset <= reach
+            ) or references.opens_entry(self._text, offset - self._base):
                 self._force(pending, offset)
 
     def _attach_quotes(self, pending: dict[int, float], limit: int) -> None:
@@ -331,6 +347,13 @@ class Decoder:
         are; `pending` is changed in place, as are the stored candidates."""
         base, text = self._base, self._text
         for offset in [at for at in pending if 0 < at < limit]:
+            if text[offset - base] in quotes.EMPHASIS or (
+                offset > base and text[offset - base - 1] in quotes.EMPHASIS
+            ):
+                target = quotes.emphasis_target(text, offset - base)
+                if target is not None and pending.get(offset, FORCED) < FORCED:
+                    self._move_probability(pending, offset, target + base)
+                continue
             if text[offset - base] not in quotes.QUOTES_AND_BRACKETS:
                 continue  # most candidates: no quote or bracket to place
             prob = pending.get(offset)
@@ -343,10 +366,44 @@ class Decoder:
             if after is not None:
                 self._move_probability(pending, offset, after + base)
 
+    def _attach_fillers(self, pending: dict[int, float], limit: int) -> None:
+        """Fillers ("um", "uh": `segmenter.text.speech`) go with what follows: the probability of a gap
+        right after a run of them moves to the gap before the run; a run that ends its line stays with
+        what precedes it (the gap before it loses its probability)."""
+        base, text = self._base, self._text
+        for offset in [at for at in pending if 0 < at < limit]:
+            prob = pending.get(offset)
+            if prob is None or prob >= FORCED or prob == 0.0:
+                continue
+            if text[offset - base] in "uUeEhHmM" and speech.FILLERS_TO_LINE_END.match(text, offset - base):
+                if not self._after_line_break(offset):
+                    pending[offset] = 0.0
+                    self._store_probability(offset, 0.0)
+                continue
+            run = speech.FILLERS_BEFORE.search(text, max(offset - base - FILLER_RUN_MAX, 0), offset - base)
+            if run is not None:
+                self._move_probability(pending, offset, run.start(1) + base)
+
     def _open_quoted_lines(self, pending: dict[int, float], limit: int) -> None:
         """A boundary right after the ">" markers that open a quoted line ("> > | Just to clarify") moves
-        to the line's first marker: a segment that opens a quoted line starts at its ">"."""
+        to the line's first marker: a segment that opens a quoted line starts at its ">". One before a
+        line of markers alone (">" between quoted paragraphs) moves to the next quoted line that says
+        something, or goes when none follows: markers alone are never a segment's start."""
         for offset in [at for at in pending if 0 < at < limit]:
+            if self._text[offset - self._base] == ">" and pending[offset] < FORCED:
+                said = _SAID_AFTER_MARKERS.match(self._text, offset - self._base)
+                if said is not None:
+                    target = offset + said.end(1) - said.start(1)
+                    if pending.get(target, 0.0) >= FORCED:  # the quoted line opens a segment already
+                        pending[offset] = 0.0
+                        self._store_probability(offset, 0.0)
+                    elif target in pending:
+                        self._move_probability(pending, offset, target)
+                    continue
+                if _MARKERS_ALONE.match(self._text, offset - self._base):
+                    pending[offset] = 0.0
+                    self._store_probability(offset, 0.0)
+                    continue
             if self._text[offset - self._base - 1] not in " \t>":
                 continue  # most candidates: not after a marker
             before = self._slice(max(offset - QUOTE_PREFIX_MAX, self._base), offset)

@@ -5,7 +5,10 @@ loose list, whose items are still found one by one). `LayoutScanner` takes the t
 classifies each complete line (blank, opening or closing a fence, other) and ends a group after a blank
 line outside a fenced block; each finished group goes to `segmenter.decode.markdown.read_blocks`. The
 groups depend on the text only, never on how it was cut into pieces, so a text decoded whole and the
-same text streamed get the same blocks.
+same text streamed get the same blocks. Two reStructuredText blocks, which markdown does not know, are
+read here as one block each, never cut: a directive with its options (".. contents::\n    :local:") and
+the groups of indented lines after a paragraph that ends with "::" or after a code directive (a literal
+block).
 
 Two caps bound the memory a group holds: a fence open for more than FENCE_MAX characters stops being
 waited for (its opening line is then taken for text), and a group ends at the end of the line that
@@ -25,6 +28,14 @@ GROUP_MAX = 1 << 16  # characters a group may hold before it ends at the next li
 
 _FENCE = re.compile(r"[ \t>]*(`{3,}|~{3,})([^\r\n]*)")
 _LINE_END = re.compile(r"\r\n|\r(?!$)|\n")  # a CR at the end of what is known may still meet its LF
+# reStructuredText: a directive line (".. contents::", ".. code-block:: python") with its options, and
+# what introduces a literal block: a paragraph ending with "::" or a code directive
+_DIRECTIVE = re.compile(r"[ \t]*\.\. [\w:-]+::")
+_INTRODUCES_LITERAL = re.compile(
+    r"(?:^|\n)(?:[^\n]*\S::|[ \t]*\.\. (?:code|code-block|sourcecode|literalinclude|doctest|parsed-literal)::"
+    r"[^\n]*(?:\n[ \t]+:[^\n]*)*)[ \t]*\s*$"
+)
+_INDENTED = re.compile(r"(?:[ \t]*\r?\n|(?: {2,}|\t)[^\r\n]*(?:\r?\n|$))*")  # lines indented or blank
 
 
 class LayoutScanner:
@@ -39,6 +50,7 @@ class LayoutScanner:
         self._scan = 0  # lines of the open group before this (local) offset are classified
         self._fence: tuple[str, int] | None = None  # the open fence's characters and where it opened
         self._after_blank = True  # the open group starts after a blank line (or at the text's start)
+        self._literal = False  # an indented group here is a reStructuredText literal block
         self._in_line = False  # the open group starts inside a line (a cut long line)
 
     def add(self, piece: str) -> Blocks:
@@ -93,13 +105,31 @@ class LayoutScanner:
             return False
         return self._scan > GROUP_MAX
 
+    def _restructured(self, group: str) -> Blocks | None:
+        """The one block of a group that is a reStructuredText literal block (indented, after "::") or
+        a directive with its options (".. contents::\\n    :local:"): never cut; None for any other."""
+        content = group.strip()
+        if not content or not (
+            (self._literal and _INDENTED.fullmatch(group))
+            or _DIRECTIVE.match(group)
+            and "\n\n" not in content
+        ):
+            return None
+        start = len(group) - len(group.lstrip())
+        return Blocks(starts=[start], atomic=[(start, start + len(content))])
+
     def _close(self, end: int, found: Blocks, in_line: bool) -> None:
         """End the open group at local offset `end`; add its blocks to `found`."""
         group = self._text[:end]
         if not (self._in_line or in_line):
-            blocks = read_blocks(group, self.layout, continued=not self._after_blank)
+            blocks = self._restructured(group) or read_blocks(
+                group, self.layout, continued=not self._after_blank
+            )
             found.starts.extend(self.known + at for at in blocks.starts)
             found.atomic.extend((self.known + a, self.known + b) for a, b in blocks.atomic)
+        if group.strip():
+            indented = self._literal and _INDENTED.fullmatch(group) is not None
+            self._literal = not in_line and (indented or _INTRODUCES_LITERAL.search(group) is not None)
         self._after_blank = not group.strip() or not group.splitlines()[-1].strip() if not in_line else False
         self._in_line = in_line
         self.known += end

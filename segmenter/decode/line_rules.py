@@ -36,6 +36,7 @@ import unicodedata
 
 from segmenter.text.breaks import count_line_breaks
 from segmenter.text.charclasses import LIST_BULLETS, LIST_ITEM_NOT_FINAL, is_quiet_mark
+from segmenter.text.line_headers import STAMP
 
 READ_MAX = 512  # characters read on each side of a candidate: longer lines are not known in full
 LIST_LINE_WORDS = 6  # most words in a list's heading or item line
@@ -53,15 +54,24 @@ ATTRIBUTION_END = re.compile(
 # what may follow an emoji's symbol: joiner, variation selectors, keycap, skin tones
 EMOJI_MODIFIERS = "\u200d\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
 
+MARKERS_ALONE = re.compile(r"[ \t]*>[ \t>]*")  # a line of e-mail quote markers alone
+
 _LABELS = {  # kind -> what opens a labelled line
-    "timestamp": re.compile(
-        r"(?:[\w#.-]+ )?(?:\d{4}-\d\d-\d\d[ T])?[\[(]?\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d{1,3})?[\])]?\s"
-    ),
+    "timestamp": re.compile(STAMP + r"\s"),
     "nickname": re.compile(r"<[^<>\s]{1,32}>\s|\* \w[\w-]{0,31} |={3} \w"),
     "speaker": re.compile(
         r"(?:[A-Za-z][\w.'-]*|[A-Za-z]+ \d{1,3}|[A-Z][\w.'-]*(?: [A-Z0-9][\w.'-]*){1,2}|\[[^\[\]]{1,30}\]):\s"
     ),
 }
+
+
+def _after_attribution(content: str, text_start: bool) -> bool:
+    """Whether the line at the candidate is the first that says something after an e-mail's
+    attribution line ("... wrote:"), lines of quote markers alone (">") between them skipped."""
+    lines = _complete_lines(content, text_start)
+    while lines and MARKERS_ALONE.fullmatch(lines[-1]):
+        lines.pop()
+    return bool(lines) and ATTRIBUTION_END.search(lines[-1]) is not None
 
 
 def stands_alone(piece: str) -> bool:
@@ -95,12 +105,16 @@ def opens_segment(before: str, after: str, text_start: bool) -> bool:
     previous = _last_line(content, text_start)
     lines = after.splitlines()
     this_line = lines[0] if lines and (len(lines) > 1 or len(after) < READ_MAX) else None
+    if this_line is not None and MARKERS_ALONE.fullmatch(this_line):
+        return False  # quote markers alone open no segment: the quoted text after them does
     neighbours = (previous, lines[1] if len(lines) > 1 else None)  # only their first characters matter
     if bulleted_line(after) and any(line is not None and line[:2] == after[:2] for line in neighbours):
         return True
     if rule_line(this_line) or rule_line(previous):
         return True
-    if previous is not None and (ends_with_emoji(previous) or ATTRIBUTION_END.search(previous)):
+    if previous is not None and ends_with_emoji(previous):
+        return True
+    if _after_attribution(content, text_start):
         return True
     complete_before = _complete_lines(content, text_start)
     if in_signature(complete_before):

@@ -37,6 +37,8 @@ HEADING_MAX = 200  # characters: a longer "# ..." line is read as text that happ
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)?")  # markdown-it's lines: split at CR, LF and CRLF only
 _TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")
+_QUOTE_MARKERS = re.compile(r"[ \t]*(>)[ \t>]*")  # the block-quote markers that open a line
+_MARKERS_ALONE = re.compile(r"[ \t>]*\r?\n?")  # a line of block-quote markers alone (or empty)
 _OPENERS = {"heading_open", "paragraph_open", "blockquote_open", "hr", "html_block"}
 
 
@@ -104,6 +106,11 @@ def read_blocks(group: str, layout: str, continued: bool = False) -> Blocks:
             continue
         if token.type == "paragraph_open":
             paragraph_lines.update(range(first, last + 1))
+        if token.type == "blockquote_open":  # it opens at its first line that says something
+            while first <= last and _MARKERS_ALONE.fullmatch(group[lines[first] : lines[first + 1]]):
+                first += 1
+            if first > last or first >= len(lines) - 1:
+                continue
         if token.type in _OPENERS:
             on_item_line = bool(lists and lists[-1] and lists[-1][-1].map[0] == first)
             if on_item_line and token.type == "paragraph_open":
@@ -143,12 +150,15 @@ def _closed(line: str, fence: str) -> bool:
 
 def _marker(group: str, start: int, end: int, token) -> tuple[int, int] | None:
     """(marker start, first character of the item's content + 1) for a list item on the line
-    group[start:end]: a boundary never falls between a marker (and its task box) and the item."""
+    group[start:end]: a boundary never falls between a marker (and its task box) and the item. An
+    item in a block quote starts at the line's first ">" ("> * bash: ...")."""
     line = group[start:end]
     marker = (token.info or "") + token.markup  # "-", "*", "1.", "2)"
-    at = line.find(marker)
+    quoted = _QUOTE_MARKERS.match(line)  # an item in a block quote opens at the line's first ">"
+    at = line.find(marker, quoted.end() if quoted else 0)
     if at < 0:
         return None
+    opens = quoted.start(1) if quoted else at
     content = at + len(marker)
     while content < len(line) and line[content] in " \t":
         content += 1
@@ -157,4 +167,4 @@ def _marker(group: str, start: int, end: int, token) -> tuple[int, int] | None:
         content = box.end()
     if content >= len(line.rstrip()):
         return None  # an empty item: nothing to keep the marker with
-    return start + at, start + content + 1
+    return start + opens, start + content + 1

@@ -8,10 +8,14 @@ character: from right after an opening one to right before it, and from right be
 to the first character after the whitespace that follows it.
 
 Straight quotes (`"`, `'`) count as both kinds; which one they are is read from the whitespace alone.
+Markdown emphasis markers (a run of up to three `*` or `_`) are placed the same way, as one character:
+`**Optional terms.** The` opens its segment at "The", `b. **Consent**` keeps "**" with "Consent".
 Nothing here reads the model or the rest of the text: each function looks at a few characters.
 """
 
 from __future__ import annotations
+
+import re
 
 from segmenter.text.charclasses import QUOTE_CLOSERS, QUOTE_OPENERS
 
@@ -41,3 +45,71 @@ def after_closing(text: str, at: int) -> int | None:
         if not text[position].isspace():
             return position if position > at + 1 else None
     return None
+
+
+EMPHASIS = "*_"  # markdown emphasis markers, placed as quotes are (`emphasis_target`)
+EMPHASIS_RUN = 3  # longest run of one marker read: "***"
+
+
+def emphasis_target(text: str, at: int) -> int | None:
+    """Where a boundary at `at` belongs when it touches a run of one emphasis marker: before an opening
+    run (whitespace before it, a character after it), or past a closing run (a character before it,
+    whitespace after it) and that whitespace; None when `at` touches no such run or is already there.
+
+    >>> text = "b. **Consent.** The rest"
+    >>> [emphasis_target(text, at) for at in (4, 5, 13, 14, 16)]
+    [3, 3, 16, 16, None]
+    >>> emphasis_target("snake_case_name", 6), emphasis_target("* item", 2)
+    (None, None)
+    """
+    start = at
+    while start > 0 and at - start < EMPHASIS_RUN and text[start - 1] in EMPHASIS:
+        start -= 1
+    end = at
+    while end < len(text) and end - at < EMPHASIS_RUN and text[end] in EMPHASIS:
+        end += 1
+    if start == end or len(set(text[start:end])) != 1:
+        return None
+    space_before = start == 0 or text[start - 1].isspace()
+    space_after = end == len(text) or text[end].isspace()
+    if space_before and not space_after:
+        return start if start != at else None
+    if space_after and not space_before:
+        stop = min(len(text), end + READ_MAX)
+        for position in range(end, stop):
+            if not text[position].isspace():
+                return position if position != at else None
+    return None
+
+
+_LEAD_IN = re.compile(r":[*_]{1,3}[ \t]+$")  # "**Note:** |The": a bold or italic lead-in ending with a colon
+# "(#7441)", "(GH-12)", "(v2.1)" closing its line (not "(Again.)", a sentence of its own)
+_LINE_END_ASIDE = re.compile(r"\(#?[\w-]{1,20}(?:\.[\w-]{1,20}){0,3}\)[ \t]*(?:\r\n|[\n\r]|$)")
+ASIDE_READ = 512  # characters read back for the start of an aside's line
+LEAD_IN_READ = 8  # characters read before a candidate for a lead-in's end
+
+
+def after_lead_in(text: str, at: int) -> bool:
+    """Whether `at` follows an emphasised lead-in that ends with a colon ("**Day 2:** You may"):
+    the lead-in and its sentence are one segment.
+
+    >>> text = "2. **Day 2:** You may see bubbles. **Done.** Then"
+    >>> after_lead_in(text, text.index("You")), after_lead_in(text, text.index("Then"))
+    (True, False)
+    """
+    return _LEAD_IN.search(text, max(at - LEAD_IN_READ, 0), at) is not None
+
+
+def line_end_aside(text: str, at: int) -> bool:
+    """Whether `at` opens a one-word bracketed aside that ends its line after other text ("in their code.
+    (#7441)\\n"): it goes with the sentence before it.
+
+    >>> text = "Fixed typing in their code. (#7441)\\n(Optional) Install it."
+    >>> line_end_aside(text, text.index("(#")), line_end_aside(text, text.index("(Opt"))
+    (True, False)
+    """
+    if text[at : at + 1] != "(" or _LINE_END_ASIDE.match(text, at) is None:
+        return False
+    floor = max(at - ASIDE_READ, 0)
+    line_start = max(text.rfind("\n", floor, at), text.rfind("\r", floor, at), floor - 1) + 1
+    return text[line_start:at].strip() != ""  # an aside on a line of its own stands alone

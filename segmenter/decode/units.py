@@ -14,14 +14,20 @@ those that fall strictly inside one of these units (a boundary right after a uni
   with a "v" before and a suffix after ("v2.1.3", "1.0.0-rc1"), and "10 000" (groups of three);
 - `path`: "/etc/app.conf", "~/notes.md", "./run.sh", "C:\\Users\\me\\a.txt", "src/segmenter/api.py";
 - `attribution`: the end of an e-mail's attribution line, "<jo@example.org> wrote:", "Jones writes:"
-  (a model reads the ">" of an address as a closing bracket and cuts before "wrote");
+  (a model reads the ">" of an address as a closing bracket and cuts before "wrote"), and the whole
+  line (or two) from its "On"/"Il"/"Am" ... to "wrote:" ("On Tue, Mar 11, 2025 at 10:02 AM Jo
+  Whitfield <jo@example.org> wrote:");
+- `mail header`: an e-mail header field's name and the first character of its value ("Subject: H",
+  "Ämne: [");
 - `file name`: a name with a common extension ("install.sh", "setup.cfg", "libfoo.so");
 - `abbreviation`: letters and periods in turn, "Ph.D.", "e.g.", "U.S.", "p.m." (the last period may
   still end a sentence);
 - `code span` and `link` in markdown: "`x = f(a, b)`", "[the docs](https://example.org/docs)";
+- `html tag`: an inline tag with the character it touches, '<span class="term">P', 'e</span>';
 - `citation`: "§ 12(3)", "§§ 4-6", "123 F.3d 456", "410 U.S. 113";
 - `header`: a chat or transcript line's header through the first character said ("ubuntu 2009-10-20
-  [14:29] <ogra> paulliu: W", "speaker 1: n", "[00:01:23] A: s"), read at the line's start;
+  [14:29] <ogra> paulliu: W", "speaker 1: n", "[00:01:23] A: s"), read at the line's start, and
+  the gap after an addressee without a colon ("<brophat> sethk I have", where "<sethk>" speaks nearby);
 - `grapheme`: a user-perceived character of several code points (an emoji ZWJ sequence "👩‍💻", a skin
   tone "👍🏽", a flag "🇪🇺", a keycap "1️⃣", a letter with combining marks), read by `splits_grapheme`.
 
@@ -61,10 +67,19 @@ _PATTERNS = {
         r"(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:sh|py|js|ts|json|ya?ml|toml|txt|md|rst|html?|css|c|h|cpp|go|rs"
         r"|java|rb|php|pl|conf|cfg|ini|log|csv|xml|pdf|png|jpe?g|gif|zip|gz|tar|deb|rpm|exe|dll|so|iso)(?!\w)"
     ),
-    "attribution": r"(?<!\S)\S+\s+(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|schreef)\s?:",
+    "attribution": (
+        r"(?<!\S)\S+\s+(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|schreef)\s?:"
+        r"|(?<![^\n\r> \t])(?:On|Il|Em|Am|Le|El|Op) [^\n\r]{4,160}?(?:\r?\n[^\n\r]{1,120}?)?"
+        r"(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|escreveu|schreef|het volgende geschreven)\s?:"
+    ),
+    "mail header": (
+        r"(?<![^\n\r])(?:From|To|Cc|Bcc|Subject|Date|Sent|Reply-To|Von|An|Betreff|Datum|Gesendet|De|Para"
+        r"|Asunto|Fecha|Objet|Envoyé|Från|Till|Ämne|Skickat|Oggetto|Inviato|Da|Onderwerp|Aan|Van):[ \t]+\S"
+    ),
     "abbreviation": r"(?<![\w.])[A-Za-z]{1,3}(?:\.[A-Za-z]{1,3})+\.?",
     "code span": r"(?<!`)(`{1,3})(?!`)[^`\n]+?(?<!`)\1(?!`)",
     "link": r"\[[^\[\]\n]{1,200}\]\([^()\s]{1,500}\)",
+    "html tag": r"<[A-Za-z][\w-]{0,31}(?:\s[^<>\n]{0,200})?>\S|\S</[A-Za-z][\w-]{0,31}>",
     "citation": (
         r"(?<!§)§{1,2}\s?\d[\w.-]*(?:\([\w]{1,4}\))*"
         r"|(?<!\w)\d{1,4} (?:[A-Z][A-Za-z]{0,4}\.){1,3}(?: ?\d?[a-z]{1,3}\.?)? \d{1,5}(?!\w)"
@@ -74,6 +89,7 @@ _UNIT = re.compile("|".join(f"(?:{pattern})" for pattern in _PATTERNS.values()))
 
 # a chat or transcript line's header through the first character said (`segmenter.text.line_headers`)
 LINE_HEADER = re.compile(HEADER + r"\S")
+_FIRST_WORD = re.compile(r"([\w.-]{2,32})[ \t]+")  # a chat line's first word, and the space after it
 
 _ZWJ = "\u200d"
 _EXTENDERS = "\u200d\ufe0e\ufe0f\u20e3"  # joiner, variation selectors, keycap
@@ -119,7 +135,22 @@ def inside_header(text: str, at: int) -> bool:
     if line_start == 0 and floor > 0:
         return False  # the line starts further back: no header reaches this far
     header = LINE_HEADER.match(text, line_start, min(line_start + RUN_MAX, len(text)))
-    return header is not None and at < header.end()
+    if header is None:
+        return False
+    if at < header.end():
+        return True
+    return _after_addressee(text, header.end() - 1, at)
+
+
+def _after_addressee(text: str, said: int, at: int) -> bool:
+    """Whether `at` starts the word after a chat line's first word (at `said`) that names someone the
+    log shows speaking within RUN_MAX characters ("<sethk>"): "<brophat> sethk I have ..." addresses
+    sethk, so no boundary after the name."""
+    name = _FIRST_WORD.match(text, said, min(said + RUN_MAX, len(text)))
+    if name is None or name.end() != at or text[said - 1] not in " \t" or "<" not in text[:said]:
+        return False
+    nearby = text[max(said - RUN_MAX, 0) : min(at + RUN_MAX, len(text))]
+    return f"<{name.group(1)}>" in nearby
 
 
 def splits_grapheme(text: str, at: int) -> bool:
