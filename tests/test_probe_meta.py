@@ -47,7 +47,7 @@ def test_the_accurate_preset_reads_as_it_always_did():
     assert (read.features, read.window) == (expected, WindowConfig(128, 125))
     assert read.training["tuned"]["window_stride"] == 96
     assert read.threshold == 0.39
-    assert read.thresholds == {"clean": 0.4, "corrupt": 0.35, "lines": 0.49, "wrapped": 0.4}
+    assert read.thresholds == {"clean": 0.4, "corrupt": 0.35, "lines": 0.49, "spoken": 0.65, "wrapped": 0.4}
     assert isinstance(read, ProbeMeta)
 
 
@@ -154,7 +154,7 @@ def test_thresholds_for_another_precision_and_the_automatic_precision():
     meta = _read(MODELS / "all-MiniLM-L6-v2" / "accurate" / "meta.json")
     read = ProbeMeta.from_json(meta)
     assert read.automatic_precision == "int8"
-    assert read.thresholds_at("int8") == (0.3, {"clean": 0.3, "corrupt": 0.3})
+    assert read.thresholds_at("int8") == (0.3, {"clean": 0.3, "corrupt": 0.3, "spoken": 0.55})
     assert read.thresholds_at("bfloat16") == (read.threshold, read.thresholds)  # the float pair
     bare = {
         key: value

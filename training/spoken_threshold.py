@@ -35,6 +35,7 @@ CANDIDATES = tuple(round(0.35 + 0.05 * i, 2) for i in range(12))  # 0.35 .. 0.90
 UD_DEV = ("EWT", "GUM", "LinES", "ParTUT", "ESLSpok", "Atis")
 MAX_UD_DROP = 0.003
 OBJECTIVE = "transcript"
+SOURCE = "the realworld dev transcripts, UD dev unpunctuated text held (training/spoken_threshold.py)"
 
 
 def cells(ud: Path) -> dict[str, list]:
@@ -106,6 +107,7 @@ def write_threshold(preset: str, precision: str, threshold: float) -> None:
         meta.setdefault("thresholds", {})[SPOKEN] = threshold
     else:
         meta["thresholds_by_precision"][precision]["thresholds"][SPOKEN] = threshold
+    meta["spoken_thresholds_from"] = SOURCE
     path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
 
 
