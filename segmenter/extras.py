@@ -6,7 +6,8 @@ feature: [spacy] the spaCy component; [analysis] `segmenter analyze` (matplotlib
 baseline splitters, spaCy and its small English model, the figures); [ray] `--engine ray`; [int8] ONNX Runtime
 for the int8 encoder (`segmenter.encoder.onnx.export`; installed with the core too, since the default presets
 run on it where the CPU has VNNI or AVX2: the extra keeps older install commands working); [mpnet] the
-12-layer backbone (its own messages: `segmenter.encoder.model_store`); [langchain] the LangChain text
+12-layer backbone and [multilingual] the multilingual one (their own messages:
+`segmenter.encoder.model_store`); [langchain] the LangChain text
 splitter (`segmenter.integrations.langchain`); [llamaindex] the LlamaIndex node parser
 (`segmenter.integrations.llamaindex`); [tiktoken] chunk budgets counted in an OpenAI encoding
 (`tokenizer="cl100k_base"`, with the vocabularies shipped offline).

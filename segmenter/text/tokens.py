@@ -74,12 +74,28 @@ def tokenize(backend, text: str) -> Tokens:
     `segmenter.text.surface.with_surface`)."""
     enc = backend.encode(tokenizer_input(text), add_special_tokens=False)
     ids = np.asarray(enc.ids, dtype=np.int64)
-    offsets = np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)
+    offsets = _without_leading_space(text, np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2))
     words = np.asarray([-1 if w is None else w for w in enc.word_ids], dtype=np.int64)
     word_start = np.ones(len(ids), dtype=bool)
     if len(ids) > 1:
         word_start[1:] = words[1:] != words[:-1]
     return Tokens(ids=ids, offsets=offsets, word_start=word_start)
+
+
+def _without_leading_space(text: str, offsets: np.ndarray) -> np.ndarray:
+    """`offsets` (N, 2) with each span's leading whitespace left out: a SentencePiece token ("▁world")
+    spans the space before its word, a WordPiece token never does; a span of whitespace alone stays."""
+    starts = offsets[:, 0]
+    spaced = [i for i, a in enumerate(starts.tolist()) if a < len(text) and text[a].isspace()]
+    if not spaced:
+        return offsets
+    offsets = offsets.copy()
+    for i in spaced:
+        a, b = int(offsets[i, 0]), int(offsets[i, 1])
+        word = len(text[a:b]) - len(text[a:b].lstrip())
+        if a + word < b:
+            offsets[i, 0] = a + word
+    return offsets
 
 
 def joins(backend, left: str, right: str) -> bool:
