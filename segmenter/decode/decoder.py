@@ -380,6 +380,8 @@ class Decoder:
                     pending[offset] = 0.0
                     self._store_probability(offset, 0.0)
                 continue
+            if text[offset - base - 2 : offset - base - 1] not in ("m", "h", "M", "H"):
+                continue  # most candidates: no filler ("um", "uh", "hmm") ends right before them
             run = speech.FILLERS_BEFORE.search(text, max(offset - base - FILLER_RUN_MAX, 0), offset - base)
             if run is not None:
                 self._move_probability(pending, offset, run.start(1) + base)

@@ -36,6 +36,7 @@ _OPENER = re.compile(
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d[a-z]?(?!\d)")
 _ENDS_ENTRY = re.compile(r"[.)\]\d]\s*$")  # the end of a line that may close an entry
 _LINE_START = re.compile(r"(?:\r\n|[\n\r])")
+_LINE_OPENER = re.compile(r"[\n\r]" + _OPENER.pattern)  # a line break and an opener after it
 
 
 def _line_starts(window: str) -> list[int]:
@@ -46,12 +47,10 @@ def _line_starts(window: str) -> list[int]:
 def _openings(window: str, text_start: bool) -> list[int]:
     """Offsets of the entry openings in `window` (the first non-space character of their line): a
     line that opens with an author after a blank line or a line that may end an entry."""
-    starts = ([0] if text_start else []) + _line_starts(window)
     found = []
-    for start in starts:
-        opener = _OPENER.match(window, start)
-        if opener is None:
-            continue
+    first = _OPENER.match(window) if text_start else None  # the window may begin inside a line
+    later = _LINE_OPENER.finditer(window)  # one scan from line break to line break: few openers
+    for opener, start in [(first, 0)] * (first is not None) + [(m, m.start() + 1) for m in later]:
         previous = window[:start].rstrip(" \t").splitlines()[-1:] if start else []
         numbered = window[start : opener.end()].lstrip()[:1] in "[0123456789"
         if (
