@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
+from segmenter.encoder.checksums import sha256_of
 from segmenter.errors import ModelNotFoundError
 
 MAGIC = b"E5S1"
@@ -482,8 +483,6 @@ def check_source(
         raise ModelNotFoundError(f"{path} has {actual} bytes, expected {size}; reinstall the package")
     if sha256 is None:
         return
-    from segmenter.encoder.model_store import sha256_of  # it imports this module when it converts
-
     digest = sha256_of(path, progress)
     if digest != sha256:
         raise ModelNotFoundError(f"{path} has sha256 {digest}, expected {sha256}; reinstall the package")

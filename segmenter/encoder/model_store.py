@@ -23,7 +23,6 @@ Nothing happens at import time. Leaves out: downloading (pip does that) and load
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
+from segmenter.encoder.checksums import sha256_of
 from segmenter.errors import ModelNotFoundError
 
 MARKER = "segmenter-install.json"  # written last into an installed folder, after every check passed
@@ -189,16 +189,6 @@ def source_file(spec: ConvertedModel) -> Path:
     if path is None or not path.is_file():
         raise ModelNotFoundError(f"{spec.distribution} holds no {spec.source}; reinstall: {spec.reinstall()}")
     return path
-
-
-def sha256_of(path: Path, progress: Callable[[int], None] | None = None) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-            if progress:
-                progress(len(chunk))
-    return digest.hexdigest()
 
 
 def install(
