@@ -1,6 +1,6 @@
 """Real-document layouts through every entry point of the packaged default: `segment`, `segment_stream`,
-`pipe`, the spaCy component and the CLI give the same spans for an e-mail, a markdown answer, a chat log
-and a transcript, and the e-mail comes out as docs/annotation.md's worked example."""
+`pipe`, the spaCy component and the CLI give the same spans for an e-mail, a markdown answer, a chat log,
+a transcript and a reference list, and the e-mail comes out as docs/annotation.md's worked example."""
 
 from __future__ import annotations
 
@@ -19,7 +19,14 @@ CHAT = """[09:15] <jo_b> yes works fine 👍🏽 upgrade notes: https://example.
 TRANSCRIPT = """A: okay so um thanks everyone for joining today i know it's early
 B: yeah sure so i looked at the numbers and honestly the biggest line is travel
 A: great thanks jenny anyone disagree"""
-TEXTS = (EMAIL, MARKDOWN, CHAT, TRANSCRIPT)
+REFERENCES = """Results held in every cohort (Table 2).
+
+References
+1. Geerts WH, Code KI, Jay RM: A prospective study of venous
+thromboembolism after major trauma. N Engl J Med 1994, 331:1601-6.
+2. Chen E, Szalai JP: Another study. Am J Surg 1989, 158:515-9.
+"""
+TEXTS = (EMAIL, MARKDOWN, CHAT, TRANSCRIPT, REFERENCES)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +66,7 @@ def test_chat_and_transcript_lines_open_segments_and_keep_their_headers(segmente
     assert not {TRANSCRIPT.index("okay"), TRANSCRIPT.index("yeah")} & starts
 
 
-@pytest.mark.parametrize("text", TEXTS, ids=["email", "markdown", "chat", "transcript"])
+@pytest.mark.parametrize("text", TEXTS, ids=["email", "markdown", "chat", "transcript", "references"])
 def test_every_entry_point_gives_the_same_spans(segmenter, text):
     whole = segmenter.segment(text)
     assert_invariants(text, whole)
@@ -85,3 +92,12 @@ def test_the_spacy_component_and_the_cli_give_the_same_spans(segmenter, tmp_path
         assert result.exit_code == 0, result.output
         records = [json.loads(line) for line in result.stdout.splitlines()]
         assert [(r["start"], r["end"]) for r in records] == expected
+
+
+def test_a_reference_list_gives_one_segment_per_entry(segmenter):
+    texts = [span.text for span in segmenter.segment(REFERENCES)]
+    assert texts[-2:] == [
+        "1. Geerts WH, Code KI, Jay RM: A prospective study of venous\n"
+        "thromboembolism after major trauma. N Engl J Med 1994, 331:1601-6.",
+        "2. Chen E, Szalai JP: Another study. Am J Surg 1989, 158:515-9.",
+    ]
