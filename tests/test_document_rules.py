@@ -208,3 +208,23 @@ def test_mail_headers_and_attribution_lines_are_never_cut():
     assert inside_unit(text, text.index("Jo Lee")) and inside_unit(text, text.index("wrote"))
     assert not inside_unit(text, text.index("> ok"))
     assert not inside_unit("Questions: Hello there", 11)  # not a mail header field
+
+
+def test_chat_handles_hashtags_and_emoji_go_with_their_message():
+    text = "omg just watched the finale 😭😭 cannot believe it\n@maya_k you HAVE to watch it #nospoilers"
+    assert inside_unit(text, text.index("you HAVE"))  # a reply's handle addresses, it ends nothing
+    assert inside_unit(text, text.index("#nospoilers"))  # closing hashtags stay with their message
+    cuts = {"😭😭": 0.9, "you HAVE": 0.9, "#nospoilers": 0.9}
+    assert _split(text, cuts) == [
+        "omg just watched the finale 😭😭",
+        "cannot believe it\n@maya_k you HAVE to watch it #nospoilers",
+    ]
+    assert not inside_unit("Ask @maya_k about it.", 13)  # a handle inside a sentence is no address
+
+
+def test_the_first_entry_under_a_references_heading_is_an_entry():
+    text = (
+        "References\nSmith, J., Lee, K. (2019). Boundaries in noisy text. Journal of NLP 12(3), 45-67.\n"
+        "Williams, G. A. (1985). When Was Wales? London: Black Raven Press."
+    )
+    assert opens_entry(text, text.index("Smith")) and inside_entry(text, text.index("Boundaries"))

@@ -354,6 +354,11 @@ class Decoder:
                 if target is not None and pending.get(offset, FORCED) < FORCED:
                     self._move_probability(pending, offset, target + base)
                 continue
+            if ord(text[offset - base]) >= 0x2000:  # an emoji closes the sentence before it
+                target = quotes.after_emoji(text, offset - base)
+                if target is not None and pending.get(offset, FORCED) < FORCED:
+                    self._move_probability(pending, offset, target + base)
+                continue
             if text[offset - base] not in quotes.QUOTES_AND_BRACKETS:
                 continue  # most candidates: no quote or bracket to place
             prob = pending.get(offset)

@@ -35,7 +35,7 @@ import re
 import unicodedata
 
 from segmenter.text.breaks import count_line_breaks
-from segmenter.text.charclasses import LIST_BULLETS, LIST_ITEM_NOT_FINAL, is_quiet_mark
+from segmenter.text.charclasses import EMOJI_MODIFIERS, LIST_BULLETS, LIST_ITEM_NOT_FINAL, is_quiet_mark
 from segmenter.text.line_headers import STAMP
 
 READ_MAX = 512  # characters read on each side of a candidate: longer lines are not known in full
@@ -51,8 +51,6 @@ ATTRIBUTION_END = re.compile(
     r"\b(?:wrote|writes|ha scritto|a écrit|schrieb|escribió|schreef)\s?:\s*$", re.IGNORECASE
 )
 
-# what may follow an emoji's symbol: joiner, variation selectors, keycap, skin tones
-EMOJI_MODIFIERS = "\u200d\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
 
 MARKERS_ALONE = re.compile(r"[ \t]*>[ \t>]*")  # a line of e-mail quote markers alone
 

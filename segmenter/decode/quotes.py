@@ -16,8 +16,9 @@ Nothing here reads the model or the rest of the text: each function looks at a f
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from segmenter.text.charclasses import QUOTE_CLOSERS, QUOTE_OPENERS
+from segmenter.text.charclasses import EMOJI_MODIFIERS, QUOTE_CLOSERS, QUOTE_OPENERS
 
 QUOTES_AND_BRACKETS = frozenset(QUOTE_OPENERS + QUOTE_CLOSERS)  # the characters either function reads first
 READ_MAX = 32  # longest whitespace run after a closing character that is read through
@@ -113,3 +114,32 @@ def line_end_aside(text: str, at: int) -> bool:
     floor = max(at - ASIDE_READ, 0)
     line_start = max(text.rfind("\n", floor, at), text.rfind("\r", floor, at), floor - 1) + 1
     return text[line_start:at].strip() != ""  # an aside on a line of its own stands alone
+
+
+def after_emoji(text: str, at: int) -> int | None:
+    """If a boundary at `at` falls right before a run of emoji (symbols of category So, with their
+    modifiers) that follows a word on the same line and is followed by more text there, the offset of
+    that text: an emoji closes the sentence before it ("the finale 😭😭 | cannot believe it").
+
+    >>> text = "omg the finale 😭😭 cannot believe it"
+    >>> after_emoji(text, text.index("😭")) == text.index("cannot"), after_emoji("🎉 Big news", 0)
+    (True, None)
+    """
+    if at == 0 or not _is_emoji(text[at]) or text[at - 1] not in " \t":
+        return None
+    if not text[max(at - READ_MAX, 0) : at].rstrip(" \t")[-1:].isalnum():
+        return None  # the emoji opens its line or follows punctuation: it may open what follows
+    end = at
+    while end < len(text) and (_is_emoji(text[end]) or text[end] in EMOJI_MODIFIERS):
+        end += 1
+    stop = min(len(text), end + READ_MAX)
+    for position in range(end, stop):
+        if text[position] in "\n\r":
+            return None
+        if not text[position].isspace():
+            return position if position > end else None
+    return None
+
+
+def _is_emoji(char: str) -> bool:
+    return unicodedata.category(char) == "So"

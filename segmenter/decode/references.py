@@ -11,11 +11,11 @@ asks two things of every candidate, reading READ_MAX characters on each side:
 
 An entry opens a line with an optional number ("12.", "[3]") and an author: a surname and initials
 in the Vancouver style ("Geerts WH,", "Chen E:", "Franco L, et al") or in the APA and Harvard
-styles ("Davies, D. J.", "Kaur, R., et al."), after a blank line or a line that ends an entry (with
-a period, a bracket or a digit). Both questions are answered only inside a reference list: at least
-ENTRIES_NEAR entry openings within the characters read, and a year in the entry. An entry runs to
-the next entry, or to the end of a line that ends with a period before a line that starts with a
-capital letter, a digit or a bracket, and at most ENTRY_MAX characters.
+styles ("Davies, D. J.", "Kaur, R., et al."), after a blank line, a "References" heading or a line
+that ends an entry (with a period, a bracket or a digit). Both questions are answered only inside a
+reference list: at least ENTRIES_NEAR entry openings within the characters read, and a year in the
+entry. An entry runs to the next entry, or to the end of a line that ends with a period before a line
+that starts with a capital letter, a digit or a bracket, and at most ENTRY_MAX characters.
 
 This module only reads text; it knows nothing of probabilities.
 """
@@ -32,6 +32,12 @@ _SURNAME = r"[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?"
 _OPENER = re.compile(
     r"[ \t]*(?:\[\d{1,3}\][ \t]*|\d{1,3}\.[ \t]+)?"
     rf"{_SURNAME}(?: [A-Z]{{1,3}}[,:]| [A-Z]{{1,3}},? et al\b|, (?:[A-Z]\.[ -]?){{1,3}})"
+)
+# the heading a reference list opens under: its first entry follows it
+_HEADING = re.compile(
+    r"\W*(?:\d+\.?\s*)?(?:references|bibliography|works cited|literature(?: cited)?|sources|"
+    r"referencias|literatur|bibliographie|riferimenti bibliografici)\W*",
+    re.IGNORECASE,
 )
 _YEAR = re.compile(r"(?<!\d)(?:1[5-9]|20)\d\d[a-z]?(?!\d)")
 _ENDS_ENTRY = re.compile(r"[.)\]\d]\s*$")  # the end of a line that may close an entry
@@ -59,6 +65,7 @@ def _openings(window: str, text_start: bool) -> list[int]:
             and previous
             and previous[0].strip()
             and not _ENDS_ENTRY.search(previous[0])
+            and not _HEADING.fullmatch(previous[0])
         ):
             continue  # a wrapped line of an entry that happens to open with a name
         found.append(start + len(window[start:]) - len(window[start:].lstrip()))

@@ -23,6 +23,9 @@ those that fall strictly inside one of these units (a boundary right after a uni
 - `abbreviation`: letters and periods in turn, "Ph.D.", "e.g.", "U.S.", "p.m." (the last period may
   still end a sentence);
 - `code span` and `link` in markdown: "`x = f(a, b)`", "[the docs](https://example.org/docs)";
+- `addressed handle`: a handle that opens a line or a chat message, with the first character after
+  it ("@maya_k y": a reply addresses someone, it does not end a sentence);
+- `closing hashtags`: hashtags that end a line, with the character before them ("r #nospoilers");
 - `html tag`: an inline tag with the character it touches, '<span class="term">P', 'e</span>';
 - `citation`: "§ 12(3)", "§§ 4-6", "123 F.3d 456", "410 U.S. 113";
 - `header`: a chat or transcript line's header through the first character said ("ubuntu 2009-10-20
@@ -49,6 +52,7 @@ _CLOSING = r"[^\s.,;:!?'\"\u2019\u201d)\]}>]"  # the last character of an addres
 _PATTERNS = {
     "url": rf"(?<![A-Za-z0-9+.-])(?:[A-Za-z][A-Za-z0-9+.-]{{0,31}}://|www\.)\S*{_CLOSING}",
     "email": r"(?<![\w.+%-])[\w+%-][\w.+%-]*@[\w-]+(?:\.[\w-]+)+",
+    "addressed handle": r"(?:(?<![^\n\r])[ \t]*|(?<=> )|(?<=: ))@\w+(?:[.-]\w+)*:?[ \t]+\S",
     "handle": r"(?<![\w@])@\w+(?:[.-]\w+)*",
     "hashtag": r"(?<![\w&#])#\w+",
     "phone": (
@@ -79,6 +83,7 @@ _PATTERNS = {
     "abbreviation": r"(?<![\w.])[A-Za-z]{1,3}(?:\.[A-Za-z]{1,3})+\.?",
     "code span": r"(?<!`)(`{1,3})(?!`)[^`\n]+?(?<!`)\1(?!`)",
     "link": r"\[[^\[\]\n]{1,200}\]\([^()\s]{1,500}\)",
+    "closing hashtags": r"\S[ \t]+#\w+(?:[ \t]+#\w+)*[ \t]*(?=[\n\r]|$)",
     "html tag": r"<[A-Za-z][\w-]{0,31}(?:\s[^<>\n]{0,200})?>\S|\S</[A-Za-z][\w-]{0,31}>",
     "citation": (
         r"(?<!§)§{1,2}\s?\d[\w.-]*(?:\([\w]{1,4}\))*"

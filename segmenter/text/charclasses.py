@@ -115,3 +115,7 @@ def deleted_by_tokenizer(char: str) -> bool:
     return char in TOKENIZER_DELETED or (
         not char.isspace() and unicodedata.category(char) in TOKENIZER_DELETED_CATEGORIES
     )
+
+
+# what may follow an emoji's symbol: joiner, variation selectors, keycap, skin tones (`segmenter.decode`)
+EMOJI_MODIFIERS = "\u200d\ufe0e\ufe0f\u20e3\U0001f3fb\U0001f3fc\U0001f3fd\U0001f3fe\U0001f3ff"
