@@ -228,3 +228,9 @@ def test_the_first_entry_under_a_references_heading_is_an_entry():
         "Williams, G. A. (1985). When Was Wales? London: Black Raven Press."
     )
     assert opens_entry(text, text.index("Smith")) and inside_entry(text, text.index("Boundaries"))
+
+
+def test_tex_quotes_are_no_code_span():
+    text = "``Ja,'' sagte er. Dann ging er. ``Nein.''"
+    assert not inside_unit(text, text.index("Dann"))  # UD German and Russian quote this way
+    assert inside_unit("use `x = f(a, b)` here", 9)

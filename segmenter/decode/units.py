@@ -22,7 +22,8 @@ those that fall strictly inside one of these units (a boundary right after a uni
 - `file name`: a name with a common extension ("install.sh", "setup.cfg", "libfoo.so");
 - `abbreviation`: letters and periods in turn, "Ph.D.", "e.g.", "U.S.", "p.m." (the last period may
   still end a sentence);
-- `code span` and `link` in markdown: "`x = f(a, b)`", "[the docs](https://example.org/docs)";
+- `code span` and `link` in markdown: "`x = f(a, b)`", "[the docs](https://example.org/docs)"; a
+  span never runs over a TeX closing quote, so "``Yes,'' he said. ``No.''" holds no code span;
 - `addressed handle`: a handle that opens a line or a chat message, with the first character after
   it ("@maya_k y": a reply addresses someone, it does not end a sentence);
 - `closing hashtags`: hashtags that end a line, with the character before them ("r #nospoilers");
@@ -81,7 +82,7 @@ _PATTERNS = {
         r"|Asunto|Fecha|Objet|Envoyé|Från|Till|Ämne|Skickat|Oggetto|Inviato|Da|Onderwerp|Aan|Van):[ \t]+\S"
     ),
     "abbreviation": r"(?<![\w.])[A-Za-z]{1,3}(?:\.[A-Za-z]{1,3})+\.?",
-    "code span": r"(?<!`)(`{1,3})(?!`)[^`\n]+?(?<!`)\1(?!`)",
+    "code span": r"(?<!`)(`{1,3})(?!`)(?:(?!'')[^`\n])+?(?<!`)\1(?!`)",  # not over a TeX quote's ''"
     "link": r"\[[^\[\]\n]{1,200}\]\([^()\s]{1,500}\)",
     "closing hashtags": r"\S[ \t]+#\w+(?:[ \t]+#\w+)*[ \t]*(?=[\n\r]|$)",
     "html tag": r"<[A-Za-z][\w-]{0,31}(?:\s[^<>\n]{0,200})?>\S|\S</[A-Za-z][\w-]{0,31}>",
