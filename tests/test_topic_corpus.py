@@ -91,3 +91,40 @@ def test_builder_keeps_prose_of_a_markdown_page():
         "- another",
         "quoted text",
     ]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "shown"),
+    [
+        ("**bold**, __bold__, *italic* and _italic_.", "bold, bold, italic and italic."),
+        ("The term _trait object_ and **not** *that*", "The term trait object and not that"),
+        ("_the `rustc` Book_ and *`Box<T>`*", "the `rustc` Book and `Box<T>`"),
+        ("(_letters_) and _don’t_!", "(letters) and don’t!"),
+        # not emphasis: intraword underscores, spaced or lone asterisks, escapes, code spans, bullets
+        ("snake_case_names and a_b_ and _a_b", "snake_case_names and a_b_ and _a_b"),
+        ("2 * 3 * 4 and a*b and * alone", "2 * 3 * 4 and a*b and * alone"),
+        (r"\*not\* and \_not\_", r"\*not\* and \_not\_"),
+        ("`x_y_z`, `*ptr*`, `_` and `` a_`b`_ ``", "`x_y_z`, `*ptr*`, `_` and `` a_`b`_ ``"),
+        ("* a bullet with *one* word", "* a bullet with one word"),
+        ("- an item with __two__ and _three_", "- an item with two and three"),
+    ],
+)
+def test_builder_removes_emphasis_markers_only(markdown, shown):
+    builder = _builder()
+    assert builder.without_emphasis(markdown) == shown
+    assert builder.rendered(markdown) == shown
+
+
+def test_builder_renders_emphasis_around_links_and_code():
+    builder = _builder()
+    page = "A _[crate](https://crates.io)_ is **the `src/main.rs`** file,\nwith *multiple_words*.\n"
+    assert builder.markdown_paragraphs(page) == ["A crate is the `src/main.rs` file, with multiple_words."]
+
+
+def test_shipped_book_chapters_show_no_emphasis_markers():
+    builder = _builder()
+    for split in ("dev", "test"):
+        for doc in read_topic_corpus(topic_corpus_file(split)):
+            if doc.genre == "book":
+                for paragraph in doc.text.split("\n\n"):
+                    assert builder.without_emphasis(paragraph) == paragraph, doc.id

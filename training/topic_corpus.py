@@ -11,7 +11,8 @@ the commits recorded in SOURCES.md:
 - `book`: chapters of "The Rust Programming Language" (`rust-lang/book`, `src/chNN-MM-*.md`, MIT or
   Apache-2.0). A section is one of a chapter's files, the chapter's opening file included; headings,
   code blocks, HTML lines and mdBook directives are removed, block-quote markers dropped, and each
-  paragraph or list item unwrapped to one line. Chapters of one file are skipped.
+  paragraph or list item unwrapped to one line and shown as rendered (links as their text, no HTML
+  comments, no emphasis markers). Chapters of one file are skipped.
 - `meetings`: AMI and ICSI meetings of QMSum (`Yale-LILY/QMSum`, transcripts CC BY 4.0), sections
   from QMSum's topic annotations (`topic_list`: the turn spans of each topic, written by its
   annotators): a new section opens at each span whose topic differs from the span before it. Each turn
@@ -36,6 +37,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
+from markdown_it import MarkdownIt
 
 SEED = 20261207
 PER_FILE = 30  # documents per genre and file, at most: the files ship with the package
@@ -144,9 +147,48 @@ COMMENT = re.compile(r"<!--.*?-->")
 LINK = re.compile(r"\[([^\]]+)\](?:\[[^\]]*\]|\([^)]*\))")
 
 
+# Emphasis is found by a CommonMark parser rather than a regex: whether `*` or `_` opens or closes
+# emphasis depends on the flanking rules (`snake_case`, `2 * 3` and `a*b` are left as they are) and on
+# code spans, whose content is never emphasis; escapes (`\*`) are never delimiters either.
+INLINE = MarkdownIt("zero").enable(["backticks", "emphasis", "escape", "html_inline"]).disable("text_join")
+EMPHASIS = {"em_open", "em_close", "strong_open", "strong_close"}
+
+
+def without_emphasis(text: str) -> str:
+    r"""`text` with the markers of its emphasis (`*x*`, `_x_`, `**x**`, `__x__`) removed, every other
+    character kept as written (code spans, escapes and inline HTML included).
+
+    >>> without_emphasis("**Bold**, __bold__, *it* and _it_; not snake_case_names, 2 * 3 or a*b")
+    'Bold, bold, it and it; not snake_case_names, 2 * 3 or a*b'
+    >>> without_emphasis("* a bullet, `x_y_z`, `*`, _the `rustc` Book_ and \\_escaped\\_")
+    '* a bullet, `x_y_z`, `*`, the `rustc` Book and \\_escaped\\_'
+    """
+    (inline,) = INLINE.parseInline(text)
+    kept, position = [], 0
+    for token in inline.children or []:
+        if token.type in EMPHASIS:
+            source, keep = token.markup, False
+        elif token.type == "code_inline":  # its content may have lost one padding space on each side
+            fence = token.markup
+            padded = f"{fence} {token.content} {fence}"
+            source = padded if text.startswith(padded, position) else fence + token.content + fence
+            keep = True
+        else:  # text as written; an escape's `markup` is its source, its `content` the escaped character
+            source, keep = (token.markup if token.type == "text_special" else token.content), True
+        if not text.startswith(source, position):
+            raise ValueError(f"cannot align {token.type} {source!r} at {position} of {text!r}")
+        if keep:
+            kept.append(source)
+        position += len(source)
+    if position != len(text):
+        raise ValueError(f"cannot align the end of {text!r}")
+    return "".join(kept)
+
+
 def rendered(paragraph: str) -> str:
-    """A paragraph as the rendered page shows it: HTML comments dropped, links reduced to their text."""
-    return " ".join(LINK.sub(r"\1", COMMENT.sub("", paragraph)).split())
+    """A paragraph as the rendered page shows it: HTML comments dropped, links reduced to their text,
+    emphasis markers removed."""
+    return without_emphasis(" ".join(LINK.sub(r"\1", COMMENT.sub("", paragraph)).split()))
 
 
 def markdown_paragraphs(markdown: str) -> list[str]:
